@@ -1,0 +1,1 @@
+print("oprun-bench: nothing yet")

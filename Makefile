@@ -1,0 +1,57 @@
+# oprun — build, demo, test, bench, install.
+PREFIX ?= /usr/local
+SWIFT ?= swift
+RELEASE_FLAGS = -c release --static-swift-stdlib
+OPRUN = .build/release/oprun
+
+.PHONY: all deps build debug demo test test-tsan bench install uninstall format lint clean
+
+all: build
+
+# Installs what a fresh Debian machine lacks: libyaml's headers and pkg-config.
+deps:
+	@if ! pkg-config --exists yaml-0.1 2>/dev/null; then \
+	  echo "installing libyaml-dev and pkg-config"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq libyaml-dev pkg-config >/dev/null; \
+	fi
+
+build: deps
+	$(SWIFT) build $(RELEASE_FLAGS) --product oprun
+
+debug: deps
+	$(SWIFT) build
+
+demo: build
+	$(OPRUN) jobs/demo.yaml
+
+test: deps
+	$(SWIFT) build
+	$(SWIFT) test
+
+# The queue and executor tests under ThreadSanitizer.
+test-tsan: deps
+	$(SWIFT) build --sanitize=thread --scratch-path .build-tsan
+	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan
+
+bench: build
+	$(SWIFT) build $(RELEASE_FLAGS) --product oprun-bench
+	Benchmarks/run.sh
+
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(OPRUN) $(DESTDIR)$(PREFIX)/bin/oprun
+	install -m 644 man/oprun.1 $(DESTDIR)$(PREFIX)/share/man/man1/oprun.1
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/oprun $(DESTDIR)$(PREFIX)/share/man/man1/oprun.1
+
+format:
+	$(SWIFT) format --in-place --recursive Sources Tests Benchmarks Package.swift
+
+lint:
+	$(SWIFT) format lint --recursive Sources Tests Benchmarks Package.swift
+	@! git grep -nI '[[:blank:]]$$' -- ':!*.md' || (echo "trailing whitespace" && false)
+
+clean:
+	rm -rf .build .build-tsan

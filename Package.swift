@@ -1,0 +1,48 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+  name: "oprun",
+  products: [
+    .executable(name: "oprun", targets: ["oprun"])
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+    .package(url: "https://github.com/x-sheep/swift-property-based", exact: "2.0.1"),
+  ],
+  targets: [
+    // core · pure: manifest, graph, operation-queue semantics
+    .systemLibrary(
+      name: "CYAML",
+      pkgConfig: "yaml-0.1",
+      providers: [.apt(["libyaml-dev"])]
+    ),
+    .target(name: "OprunCore", dependencies: ["CYAML"]),
+
+    // runtime · processes, signals, pipes, output
+    .target(name: "COprunSystem"),
+    .target(name: "OprunRuntime", dependencies: ["OprunCore", "COprunSystem"]),
+
+    // CLI
+    .executableTarget(
+      name: "oprun",
+      dependencies: [
+        "OprunRuntime",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
+    ),
+
+    // benchmarks (run by `make bench`, never by `make test`)
+    .executableTarget(name: "oprun-bench", dependencies: ["OprunCore"], path: "Benchmarks/oprun-bench"),
+
+    // tests
+    .testTarget(
+      name: "OprunCoreTests",
+      dependencies: ["OprunCore", .product(name: "PropertyBased", package: "swift-property-based")],
+      resources: [.copy("Fixtures")]
+    ),
+    .testTarget(name: "OprunRuntimeTests", dependencies: ["OprunRuntime"]),
+    .testTarget(name: "EndToEndTests", dependencies: ["OprunCore"]),
+  ],
+  swiftLanguageModes: [.v6]
+)

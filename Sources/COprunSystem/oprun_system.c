@@ -1,0 +1,1 @@
+#include "oprun_system.h"

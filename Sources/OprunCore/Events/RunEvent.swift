@@ -1,0 +1,135 @@
+/// A job's lifecycle state, as Foundation's `Operation` has them.
+public enum JobState: String, Sendable, Comparable {
+  case pending
+  case ready
+  case executing
+  case finished
+
+  private var order: Int {
+    switch self {
+    case .pending: 0
+    case .ready: 1
+    case .executing: 2
+    case .finished: 3
+    }
+  }
+
+  public static func < (a: JobState, b: JobState) -> Bool { a.order < b.order }
+}
+
+/// How a finished job ended.
+public enum Outcome: String, Sendable, CaseIterable {
+  case succeeded
+  /// A command exited non-zero, or was killed by a signal oprun did not send.
+  case failed
+  /// The cancelled flag was raised before the job finished.
+  case cancelled
+  /// Cancelled because `run-if` did not hold (reason `dependency-failed`).
+  case skipped
+  case timedOut = "timed-out"
+}
+
+/// Why a job's cancelled flag was raised.
+public enum CancelReason: String, Sendable, CaseIterable {
+  case interrupt
+  case terminate
+  case dependencyFailed = "dependency-failed"
+  case failurePolicy = "failure-policy"
+  case timeout
+  case control
+}
+
+/// How a job's process ended, as `waitpid` reports it.
+public enum Termination: Hashable, Sendable {
+  case exited(Int32)
+  case signalled(Int32)
+
+  public var exitCode: Int32? {
+    if case .exited(let code) = self { return code }
+    return nil
+  }
+
+  public var signal: Int32? {
+    if case .signalled(let signal) = self { return signal }
+    return nil
+  }
+
+  public var isSuccess: Bool { self == .exited(0) }
+}
+
+/// One lifecycle transition of one job.
+public struct Transition: Sendable, Equatable {
+  public var job: JobID
+  public var queue: QueueID
+  public var from: JobState
+  public var to: JobState
+  /// 1 for the first run; raised for each retry.
+  public var attempt: Int
+  /// On `executing`: one pid per command, in the order of `commands`.
+  public var pids: [Int32]
+  /// On `finished`.
+  public var outcome: Outcome?
+  /// On `finished`: how the (last) command that decided the outcome ended; nil if none ran.
+  public var termination: Termination?
+  /// On `finished`: seconds from `executing` to `finished`; 0 when it never executed.
+  public var duration: Double?
+  /// On `finished`: the job was not run again because a journal showed it unchanged (§9).
+  public var resumed: Bool
+
+  public init(
+    job: JobID, queue: QueueID, from: JobState, to: JobState, attempt: Int = 1, pids: [Int32] = [],
+    outcome: Outcome? = nil, termination: Termination? = nil, duration: Double? = nil, resumed: Bool = false
+  ) {
+    self.job = job
+    self.queue = queue
+    self.from = from
+    self.to = to
+    self.attempt = attempt
+    self.pids = pids
+    self.outcome = outcome
+    self.termination = termination
+    self.duration = duration
+    self.resumed = resumed
+  }
+}
+
+/// Which pipe a chunk of job output came through.
+public enum OutputStream: String, Sendable {
+  case stdout
+  case stderr
+}
+
+/// Something that happened in a run: the one stream every view, the journal and other
+/// backends read. The queue engine produces the job and queue events; the runtime adds
+/// the rest. `time` is seconds since the run started, from the clock the producer was given.
+public struct RunEvent: Sendable {
+  public var time: Double
+  public var kind: Kind
+
+  public init(time: Double, _ kind: Kind) {
+    self.time = time
+    self.kind = kind
+  }
+
+  public enum Kind: Sendable {
+    /// Queues as (name, max-concurrent) in order, the number of jobs, the run's id, and
+    /// the control socket's path when there is one.
+    case runStarted(queues: [QueueNode], jobs: Int, run: String, control: String?)
+    case transition(Transition)
+    /// The cancelled flag was raised (not when the job finishes).
+    case cancelled(job: JobID, reason: CancelReason)
+    case queueSuspended(queue: QueueID, suspended: Bool)
+    /// A queue's limit changed while running.
+    case limit(queue: QueueID, maxConcurrent: Int)
+    /// A job's queue priority changed while it waited.
+    case priority(job: JobID, priority: Priority)
+    /// Output a job's command wrote: whole lines, or a last partial line when the pipe closed.
+    case output(job: JobID, stream: OutputStream, text: [UInt8])
+    /// A job's completion command started (`pid`) and, later, ended.
+    case completionStarted(job: JobID, pid: Int32)
+    case completion(job: JobID, termination: Termination)
+    /// A warning meant for the user (`oprun: warning: …`).
+    case warning(String)
+    case runFinished(exitCode: Int32, counts: [Outcome: Int])
+  }
+}

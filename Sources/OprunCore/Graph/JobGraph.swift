@@ -1,0 +1,110 @@
+/// A job's index in manifest order. Ids are dense: `0..<graph.jobs.count`.
+public typealias JobID = Int
+
+/// A queue's index: 0 is the main queue, then `queues` in manifest order.
+public typealias QueueID = Int
+
+/// A validated job graph: every name resolved, no cycle, barriers turned into edges.
+///
+/// Built from a ``Manifest`` by `JobGraph(manifest:defaultMaxConcurrent:)`, which reports
+/// every problem as a ``Diagnostic``. Invariant: every dependency id is a valid ``JobID``,
+/// and the graph is acyclic.
+public struct JobGraph: Sendable {
+  public var manifest: Manifest
+  /// The main queue first, then the manifest's `queues` in order.
+  public var queues: [QueueNode]
+  /// In manifest order; `jobs[id].id == id`.
+  public var jobs: [JobNode]
+
+  public init(manifest: Manifest, queues: [QueueNode], jobs: [JobNode]) {
+    self.manifest = manifest
+    self.queues = queues
+    self.jobs = jobs
+  }
+
+  /// The id of the job called `name`, if there is one.
+  public func job(named name: String) -> JobID? {
+    jobs.firstIndex { $0.name == name }
+  }
+
+  /// The id of the queue called `name`, if there is one.
+  public func queue(named name: String) -> QueueID? {
+    queues.firstIndex { $0.name == name }
+  }
+}
+
+/// One operation queue of a run.
+public struct QueueNode: Sendable, Equatable {
+  public var name: String
+  /// `maxConcurrentOperationCount`; 1 makes a serial queue. Always at least 1.
+  public var maxConcurrent: Int
+  /// The queue's QoS, which its jobs inherit unless they set their own.
+  public var qos: QualityOfService?
+
+  public init(name: String, maxConcurrent: Int, qos: QualityOfService? = nil) {
+    self.name = name
+    self.maxConcurrent = maxConcurrent
+    self.qos = qos
+  }
+}
+
+/// One job, with `defaults` applied and names resolved to ids.
+public struct JobNode: Sendable {
+  public var id: JobID
+  public var name: String
+  public var queue: QueueID
+  /// Explicit dependencies plus the edges barriers add; no duplicates, in manifest order.
+  public var dependencies: [JobID]
+  /// The jobs that list this one in `dependencies`, in manifest order.
+  public var dependents: [JobID]
+  /// The job's own `priority`, else `defaults.priority`; nil when neither is written.
+  public var explicitPriority: Priority?
+  /// The job's `qos`, else `defaults.qos`, else its queue's, else `.default`.
+  public var qos: QualityOfService
+  public var commands: [String]
+  public var completion: String?
+  public var runIf: RunCondition
+  /// Seconds; nil for none.
+  public var timeout: Double?
+  /// How many times a failed job is run again; 0 for none.
+  public var retries: Int
+  public var env: [EnvironmentEntry]
+  public var cwd: String?
+  public var barrier: Bool
+  public var interactive: Bool
+  public var location: SourceLocation
+
+  public init(
+    id: JobID, name: String, queue: QueueID, dependencies: [JobID], dependents: [JobID] = [],
+    explicitPriority: Priority? = nil, qos: QualityOfService = .default, commands: [String],
+    completion: String? = nil, runIf: RunCondition = .success, timeout: Double? = nil, retries: Int = 0,
+    env: [EnvironmentEntry] = [], cwd: String? = nil, barrier: Bool = false, interactive: Bool = false,
+    location: SourceLocation
+  ) {
+    self.id = id
+    self.name = name
+    self.queue = queue
+    self.dependencies = dependencies
+    self.dependents = dependents
+    self.explicitPriority = explicitPriority
+    self.qos = qos
+    self.commands = commands
+    self.completion = completion
+    self.runIf = runIf
+    self.timeout = timeout
+    self.retries = retries
+    self.env = env
+    self.cwd = cwd
+    self.barrier = barrier
+    self.interactive = interactive
+    self.location = location
+  }
+
+  /// The priority band the job starts in, as Foundation orders a queue: an explicit
+  /// priority wins; otherwise a non-serial queue takes the band of the job's QoS, and a
+  /// serial queue ignores QoS (normal). Fixed when the run starts.
+  public func band(onSerialQueue serial: Bool) -> Priority {
+    if let explicitPriority { return explicitPriority }
+    return serial ? .normal : qos.priorityBand
+  }
+}

@@ -1,0 +1,126 @@
+/// A manifest as written: every SPEC §1 key, every value with its location.
+///
+/// Decoding fills this model; validation against other jobs and queues (unknown
+/// dependencies, cycles) happens when a ``JobGraph`` is built from it.
+public struct Manifest: Sendable {
+  /// The manifest file as given on the command line.
+  public var path: String
+  /// The main queue's name: `name`, else the file's stem.
+  public var name: String
+  public var maxConcurrent: Located<Int>?
+  public var onFailure: FailurePolicy
+  public var env: [EnvironmentEntry]
+  public var cwd: Located<String>?
+  public var defaults: JobDefaults
+  /// Extra queues, in manifest order; the main queue is not listed here.
+  public var queues: [QueueSpec]
+  /// Jobs in manifest order: the FIFO order among ready jobs of equal priority.
+  public var jobs: [JobSpec]
+
+  public init(
+    path: String, name: String, maxConcurrent: Located<Int>? = nil, onFailure: FailurePolicy = .stop,
+    env: [EnvironmentEntry] = [], cwd: Located<String>? = nil, defaults: JobDefaults = JobDefaults(),
+    queues: [QueueSpec] = [], jobs: [JobSpec] = []
+  ) {
+    self.path = path
+    self.name = name
+    self.maxConcurrent = maxConcurrent
+    self.onFailure = onFailure
+    self.env = env
+    self.cwd = cwd
+    self.defaults = defaults
+    self.queues = queues
+    self.jobs = jobs
+  }
+}
+
+/// One `NAME: value` of an `env` mapping; order is the manifest's.
+public struct EnvironmentEntry: Hashable, Sendable {
+  public var name: String
+  public var value: String
+
+  public init(_ name: String, _ value: String) {
+    self.name = name
+    self.value = value
+  }
+}
+
+/// The `defaults` mapping: values every job takes unless it sets its own.
+public struct JobDefaults: Sendable {
+  public var priority: Priority?
+  public var qos: QualityOfService?
+  /// Seconds.
+  public var timeout: Double?
+  public var retries: Int?
+
+  public init(priority: Priority? = nil, qos: QualityOfService? = nil, timeout: Double? = nil, retries: Int? = nil) {
+    self.priority = priority
+    self.qos = qos
+    self.timeout = timeout
+    self.retries = retries
+  }
+}
+
+/// One entry of `queues`.
+public struct QueueSpec: Sendable {
+  public var name: String
+  public var location: SourceLocation
+  public var maxConcurrent: Located<Int>?
+  public var qos: QualityOfService?
+
+  public init(name: String, location: SourceLocation, maxConcurrent: Located<Int>? = nil, qos: QualityOfService? = nil) {
+    self.name = name
+    self.location = location
+    self.maxConcurrent = maxConcurrent
+    self.qos = qos
+  }
+}
+
+/// One entry of `jobs`, with `defaults` not yet applied.
+public struct JobSpec: Sendable {
+  public var name: String
+  /// Where the job's name is written.
+  public var location: SourceLocation
+  /// `command` (one entry) or `commands`; each runs under `/bin/sh -c`, all concurrently.
+  public var commands: [String]
+  public var dependencies: [Located<String>]
+  public var priority: Priority?
+  public var qos: QualityOfService?
+  /// The queue's name; nil is the main queue.
+  public var queue: Located<String>?
+  public var completion: String?
+  public var runIf: RunCondition
+  /// Seconds.
+  public var timeout: Double?
+  public var retries: Int?
+  public var env: [EnvironmentEntry]
+  public var cwd: String?
+  public var barrier: Bool
+  public var description: String?
+  public var interactive: Bool
+
+  public init(
+    name: String, location: SourceLocation, commands: [String], dependencies: [Located<String>] = [],
+    priority: Priority? = nil, qos: QualityOfService? = nil, queue: Located<String>? = nil,
+    completion: String? = nil, runIf: RunCondition = .success, timeout: Double? = nil, retries: Int? = nil,
+    env: [EnvironmentEntry] = [], cwd: String? = nil, barrier: Bool = false, description: String? = nil,
+    interactive: Bool = false
+  ) {
+    self.name = name
+    self.location = location
+    self.commands = commands
+    self.dependencies = dependencies
+    self.priority = priority
+    self.qos = qos
+    self.queue = queue
+    self.completion = completion
+    self.runIf = runIf
+    self.timeout = timeout
+    self.retries = retries
+    self.env = env
+    self.cwd = cwd
+    self.barrier = barrier
+    self.description = description
+    self.interactive = interactive
+  }
+}

@@ -1,0 +1,6 @@
+import OprunRuntime
+import Testing
+
+@Test func versionIsSemantic() {
+  #expect(oprunVersion.split(separator: ".").count == 3)
+}
