@@ -1,4 +1,5 @@
 import ArgumentParser
+import OprunCore
 import OprunRuntime
 
 @main
@@ -6,8 +7,35 @@ struct Oprun: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "oprun",
     abstract: "Run a YAML job graph with operation-queue semantics.",
-    version: oprunVersion
+    usage: """
+      oprun [options] [MANIFEST] [JOB...]
+      oprun check [MANIFEST]
+      """,
+    discussion: """
+      Runs MANIFEST (default ./jobs.yaml): every job becomes an operation in a \
+      priority-ordered queue and every lifecycle transition is printed as it happens. \
+      Name JOBs to run only them and their dependencies. See `oprun help run` for the \
+      options of a run, and man oprun(1).
+      """,
+    version: oprunVersion,
+    subcommands: [RunCommand.self],
+    defaultSubcommand: RunCommand.self
   )
 
-  func run() throws {}
+  /// Parses, runs, and maps ArgumentParser's usage errors to oprun's usage status (2).
+  static func main() {
+    do {
+      var command = try parseAsRoot()
+      try command.run()
+    } catch {
+      let code = exitCode(for: error)
+      if code == .success {
+        exit(withError: error)
+      }
+      let message = fullMessage(for: error)
+      if !message.isEmpty { printToStandardError(message) }
+      if let exitCode = error as? ExitCode { exitProcess(exitCode.rawValue) }
+      exitProcess(code == .validationFailure ? ExitStatus.usage : code.rawValue)
+    }
+  }
 }

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# `make bench`: every benchmark, each printing the numbers docs/PERFORMANCE.md records.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+echo "== parsing and checking (oprun check)"
+Benchmarks/parse.sh
+echo "== queue engine (instant fake executor)"
+.build/release/oprun-bench
+echo "== running processes (oprun -j 2 vs ninja, make, the spawn floor)"
+Benchmarks/runtime.sh

@@ -1,0 +1,40 @@
+import OprunCore
+
+/// Everything a local run needs beyond its graph: what the command line decided.
+public struct RunConfiguration: Sendable {
+  public enum OutputMode: String, Sendable, CaseIterable {
+    case prefixed
+    case grouped
+    case raw
+  }
+
+  public enum Verbosity: Sendable {
+    case quiet
+    case normal
+    case verbose
+  }
+
+  /// The manifest file as given.
+  public var manifestPath: String
+  /// Only these jobs and their dependencies; empty for every job.
+  public var targets: [String] = []
+  /// Overrides every queue's `max-concurrent`.
+  public var maxConcurrent: Int?
+  /// Overrides the manifest's `on-failure`.
+  public var failurePolicy: FailurePolicy?
+  public var dryRun = false
+  public var outputMode: OutputMode = .prefixed
+  /// NDJSON event stream; "-" is standard output (human output then goes to standard error).
+  public var eventsPath: String?
+  /// Chrome trace-event JSON written when the run ends.
+  public var tracePath: String?
+  /// Seconds between the cancelling signal and SIGKILL.
+  public var grace: Double = 5
+  public var verbosity: Verbosity = .normal
+  /// The command line as typed, for the record.
+  public var arguments: [String] = []
+
+  public init(manifestPath: String) {
+    self.manifestPath = manifestPath
+  }
+}

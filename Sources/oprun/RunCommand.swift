@@ -1,0 +1,71 @@
+import ArgumentParser
+import OprunCore
+import OprunRuntime
+
+/// `oprun [options] [MANIFEST] [JOB...]`: run a manifest's jobs.
+struct RunCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "run",
+    abstract: "Run MANIFEST's jobs (the default command)."
+  )
+
+  @Argument(help: "The manifest (default: ./jobs.yaml).")
+  var manifest: String?
+
+  @Argument(help: "Run only these jobs and their dependencies.")
+  var jobs: [String] = []
+
+  @Option(name: [.customShort("j"), .long], help: "Override max-concurrent of every queue.")
+  var maxConcurrent: Int?
+
+  @Flag(name: [.customShort("k"), .long], help: "Keep going after a failure (on-failure: continue).")
+  var keepGoing = false
+
+  @Flag(help: "Cancel running jobs too after a failure (on-failure: cancel-all).")
+  var failFast = false
+
+  @Flag(name: [.customShort("n"), .long], help: "Print the order a serial run would start the jobs, and why; run nothing.")
+  var dryRun = false
+
+  @Option(help: "Job output: prefixed (each line as 'job | text'), grouped (one block per job), raw.")
+  var output: RunConfiguration.OutputMode = .prefixed
+
+  @Option(help: "Write the NDJSON event stream to PATH ('-' for standard output).")
+  var events: String?
+
+  @Option(help: "Write a Chrome trace-event JSON of the run to PATH.")
+  var trace: String?
+
+  @Option(help: "Seconds between a cancelling signal and SIGKILL.")
+  var grace: Double = 5
+
+  @Flag(name: [.customShort("q"), .long], help: "Print only failures and the summary.")
+  var quiet = false
+
+  @Flag(name: [.customShort("v"), .long], help: "Also print attempts and completion commands.")
+  var verbose = false
+
+  func validate() throws {
+    if keepGoing && failFast { throw ValidationError("--keep-going and --fail-fast exclude each other") }
+    if quiet && verbose { throw ValidationError("--quiet and --verbose exclude each other") }
+    if let maxConcurrent, maxConcurrent < 1 { throw ValidationError("-j takes a whole number of at least 1") }
+    if !(grace >= 0 && grace.isFinite) { throw ValidationError("--grace takes a number of seconds, at least 0") }
+  }
+
+  func run() throws {
+    var configuration = RunConfiguration(manifestPath: manifest ?? "jobs.yaml")
+    configuration.targets = jobs
+    configuration.maxConcurrent = maxConcurrent
+    configuration.failurePolicy = keepGoing ? .continue : failFast ? .cancelAll : nil
+    configuration.dryRun = dryRun
+    configuration.outputMode = output
+    configuration.eventsPath = events
+    configuration.tracePath = trace
+    configuration.grace = grace
+    configuration.verbosity = quiet ? .quiet : verbose ? .verbose : .normal
+    configuration.arguments = CommandLine.arguments
+    throw ExitCode(LocalRun.execute(configuration))
+  }
+}
+
+extension RunConfiguration.OutputMode: ExpressibleByArgument {}
