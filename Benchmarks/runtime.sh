@@ -21,7 +21,7 @@ for shape in flat chain layered; do
   python3 Benchmarks/gen-graphs.py "$shape" "$N" "$work"
   (cd "$work" && hyperfine -N --warmup 2 --runs "$RUNS" --export-json "$shape.json" \
     -n floor "$work/spawn-floor $N 2" \
-    -n oprun "$OPRUN -j 2 -q --no-summary $shape.yaml" \
+    -n oprun "$OPRUN -j 2 -q $shape.yaml" \
     -n ninja "ninja -j 2 -f $shape.ninja" \
     -n make "make -s -j 2 -f $shape.mk" >/dev/null)
   python3 - "$work/$shape.json" "$shape" "$N" <<'PY'
@@ -37,7 +37,7 @@ done
 
 printf 'name: one\njobs:\n  only: {command: "true"}\n' >"$work/one.yaml"
 (cd "$work" && hyperfine -N --warmup 5 --runs 200 --export-json one.json \
-  -n oprun "$OPRUN -q --no-summary one.yaml" -n "oprun --version" "$OPRUN --version" >/dev/null)
+  -n oprun "$OPRUN -q one.yaml" -n "oprun --version" "$OPRUN --version" >/dev/null)
 python3 - "$work/one.json" <<'PY'
 import json, sys
 for r in json.load(open(sys.argv[1]))["results"]:
