@@ -1,0 +1,105 @@
+import Foundation
+import Testing
+
+/// The package's root folder, found from this file's place in it.
+let packageRoot: URL = URL(fileURLWithPath: #filePath)
+  .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+/// The `oprun` binary `swift build` made (`OPRUN` overrides it).
+let oprunBinary: String =
+  ProcessInfo.processInfo.environment["OPRUN"]
+  ?? packageRoot.appendingPathComponent(".build/debug/oprun").path
+
+/// A scratch folder for one test, removed when the test's value is released.
+final class Scratch: @unchecked Sendable {
+  let url: URL
+
+  init() throws {
+    url = FileManager.default.temporaryDirectory.appendingPathComponent("oprun-e2e-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+  }
+
+  deinit { try? FileManager.default.removeItem(at: url) }
+
+  func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+  /// Writes `text` to `name` in this folder and returns its path.
+  @discardableResult
+  func write(_ name: String, _ text: String) throws -> String {
+    let path = path(name)
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    return path
+  }
+
+  func read(_ name: String) -> String? { try? String(contentsOfFile: path(name), encoding: .utf8) }
+
+  func exists(_ name: String) -> Bool { FileManager.default.fileExists(atPath: path(name)) }
+}
+
+/// What one finished oprun process left: its status and both outputs.
+struct Finished {
+  var status: Int32
+  /// Set when oprun ended by a signal.
+  var signal: Int32?
+  var stdout: String
+  var stderr: String
+}
+
+/// A running `oprun`, whose standard output and error go to files so that nothing blocks.
+final class OprunProcess: @unchecked Sendable {
+  let process = Process()
+  let stdoutPath: String
+  let stderrPath: String
+
+  init(_ arguments: [String], in folder: Scratch, environment: [String: String] = [:]) throws {
+    stdoutPath = folder.path("oprun.stdout")
+    stderrPath = folder.path("oprun.stderr")
+    FileManager.default.createFile(atPath: stdoutPath, contents: nil)
+    FileManager.default.createFile(atPath: stderrPath, contents: nil)
+    process.executableURL = URL(fileURLWithPath: oprunBinary)
+    process.arguments = arguments
+    process.currentDirectoryURL = folder.url
+    var env = ProcessInfo.processInfo.environment
+    env["NO_COLOR"] = "1"
+    env.removeValue(forKey: "GITHUB_ACTIONS")
+    for (key, value) in environment { env[key] = value }
+    process.environment = env
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = FileHandle(forWritingAtPath: stdoutPath)
+    process.standardError = FileHandle(forWritingAtPath: stderrPath)
+    try process.run()
+  }
+
+  var pid: Int32 { process.processIdentifier }
+
+  func send(_ signal: Int32) { kill(pid, signal) }
+
+  func wait() -> Finished {
+    process.waitUntilExit()
+    let out = (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? ""
+    let err = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
+    let signalled = process.terminationReason == .uncaughtSignal
+    return Finished(
+      status: process.terminationStatus, signal: signalled ? process.terminationStatus : nil, stdout: out, stderr: err)
+  }
+}
+
+/// Runs oprun to its end.
+func runOprun(_ arguments: [String], in folder: Scratch, environment: [String: String] = [:]) throws -> Finished {
+  try OprunProcess(arguments, in: folder, environment: environment).wait()
+}
+
+/// Waits until `condition` holds, checking every 10 ms. The limit only keeps a broken build
+/// from hanging the suite; no test relies on it for its outcome.
+func waitUntil(_ what: String, limit: Double = 60, _ condition: () -> Bool) throws {
+  let deadline = Date().addingTimeInterval(limit)
+  while !condition() {
+    if Date() > deadline { throw WaitFailure(what: what) }
+    usleep(10_000)
+  }
+}
+
+struct WaitFailure: Error, CustomStringConvertible {
+  var what: String
+  var description: String { "gave up waiting for \(what)" }
+}
