@@ -11,7 +11,7 @@ public final class EventStreamWriter: RunObserver {
   public let graph: JobGraph
   private let sink: OutputSink
   /// Reused between lines so that writing an event allocates nothing once warm.
-  private var storage: [UInt8] = []
+  private var line = JSONObjectWriter()
 
   public init(graph: JobGraph, sink: OutputSink) {
     self.graph = graph
@@ -20,14 +20,12 @@ public final class EventStreamWriter: RunObserver {
 
   public func observe(_ event: RunEvent) {
     guard let name = Self.name(of: event.kind) else { return }
-    var object = JSONObjectWriter(reusing: storage)
-    object.field("t", event.time)
-    object.field("event", name)
-    writeFields(of: event.kind, to: &object)
-    object.close()
-    storage = object.bytes
-    storage.append(UInt8(ascii: "\n"))
-    sink.write(storage)
+    line.reset()
+    line.field("t", event.time)
+    line.field("event", name)
+    writeFields(of: event.kind, to: &line)
+    line.close(newline: true)
+    sink.write(line.bytes)
     sink.flush()
   }
 

@@ -17,7 +17,8 @@ extension HumanReporter {
     out.write(style.paint("── ", .bold) + jobName(result.job) + ": " + timeline.outcomeDetail(result) + "\n")
     guard let tail = summary.failureTails[result.job] else { return }
     if tail.omittedLines > 0 {
-      out.write(style.paint("    … \(tail.omittedLines) earlier line" + (tail.omittedLines == 1 ? "" : "s"), .dim) + "\n")
+      out.write(
+        style.paint("    … \(tail.omittedLines) earlier line" + (tail.omittedLines == 1 ? "" : "s"), .dim) + "\n")
     }
     for line in tail.lines {
       out.write(line.isEmpty ? "" : "    ")

@@ -52,7 +52,8 @@ public final class HumanReporter: RunObserver {
       showLine(at: event.time, "completion", jobName(job), "pid \(pid)", from: .verbose)
     case .completion(let job, let termination):
       let text = TimelineFormatter.terminationText(termination)
-      showLine(at: event.time, "completion", jobName(job), timeline.style.paint(text, termination.isSuccess ? nil : .red))
+      showLine(
+        at: event.time, "completion", jobName(job), timeline.style.paint(text, termination.isSuccess ? nil : .red))
     case .warning(let message):
       showWarning(message)
     case .runFinished:

@@ -2,28 +2,37 @@
 ///
 /// Made for writing events quickly: no intermediate dictionaries, no Foundation. The caller
 /// supplies keys that need no escaping (the event schema's own names).
-public struct JSONObjectWriter {
-  /// The object written so far; complete after ``close()``.
+public struct JSONObjectWriter: Sendable {
+  /// The object written so far; complete after ``close(newline:)``.
   public private(set) var bytes: [UInt8]
   private var isEmpty = true
 
-  /// Starts an object, reusing `storage`'s capacity.
-  public init(reusing storage: [UInt8] = []) {
-    bytes = storage
+  /// Starts an empty object.
+  public init() {
+    bytes = [UInt8(ascii: "{")]
+  }
+
+  /// Starts a new, empty object in the same storage, so that writing many objects one
+  /// after the other allocates nothing once the storage is large enough.
+  public mutating func reset() {
     bytes.removeAll(keepingCapacity: true)
     bytes.append(UInt8(ascii: "{"))
+    isEmpty = true
   }
 
-  /// Ends the object.
-  public mutating func close() {
+  /// Ends the object, and with `newline`, the line it is on.
+  public mutating func close(newline: Bool = false) {
     bytes.append(UInt8(ascii: "}"))
+    if newline { bytes.append(UInt8(ascii: "\n")) }
   }
 
+  /// A string member.
   public mutating func field(_ key: StaticString, _ value: String) {
     appendKey(key)
     JSONText.appendString(value, to: &bytes)
   }
 
+  /// An integer member.
   public mutating func field(_ key: StaticString, _ value: Int) {
     appendKey(key)
     DecimalText.append(value, to: &bytes)
@@ -41,11 +50,13 @@ public struct JSONObjectWriter {
     DecimalText.append(value, fractionDigits: fractionDigits, trimmingZeros: true, to: &bytes)
   }
 
+  /// A `true` or `false` member.
   public mutating func field(_ key: StaticString, _ value: Bool) {
     appendKey(key)
     bytes.append(contentsOf: (value ? "true" : "false").utf8)
   }
 
+  /// An array of integers.
   public mutating func field(_ key: StaticString, _ values: [Int]) {
     appendKey(key)
     bytes.append(UInt8(ascii: "["))

@@ -18,6 +18,7 @@ struct LanePool {
 
   mutating func release(_ lane: Int) {
     guard busy.indices.contains(lane) else { return }
+    assert(busy[lane], "lane \(lane) released twice")
     busy[lane] = false
   }
 }

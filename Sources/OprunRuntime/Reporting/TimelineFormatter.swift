@@ -47,7 +47,7 @@ struct TimelineFormatter {
   func outcomeDetail(_ result: RunSummary.JobResult) -> String {
     let (phrase, timing) = outcomePhrase(result)
     var detail = style.paint(phrase, TerminalStyle.colour(of: result.outcome)) + timing
-    if result.attempt > 1 || verbosity == .verbose { detail += " · attempt \(result.attempt)" }
+    if result.attempt > 1 || (verbosity == .verbose && result.executed) { detail += " · attempt \(result.attempt)" }
     return detail
   }
 

@@ -74,7 +74,9 @@ extension TraceWriter {
   private func completeEvent(_ slice: Slice, tid: Int) -> [UInt8] {
     var event = JSONObjectWriter()
     event.field("name", slice.name)
-    event.field("cat", slice.open.lane.group < graph.queues.count ? graph.reportedName(queue: slice.open.lane.group) : "completion")
+    event.field(
+      "cat",
+      slice.open.lane.group < graph.queues.count ? graph.reportedName(queue: slice.open.lane.group) : "completion")
     event.field("ph", "X")
     event.field("ts", Self.microseconds(slice.open.start), fractionDigits: 3)
     event.field("dur", Self.microseconds(slice.end - slice.open.start), fractionDigits: 3)
@@ -82,7 +84,7 @@ extension TraceWriter {
     event.field("tid", tid)
     event.field("args") { args in
       if let outcome = slice.outcome { args.field("outcome", outcome) }
-      args.field("attempt", slice.open.attempt)
+      if let attempt = slice.open.attempt { args.field("attempt", attempt) }
       args.field("pids", slice.open.pids.map(Int.init))
       args.field("exit_code", slice.termination?.exitCode.map(Int.init))
       args.field("signal", slice.termination?.signal.map(Int.init))

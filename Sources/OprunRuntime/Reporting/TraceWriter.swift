@@ -40,7 +40,7 @@ public final class TraceWriter: RunObserver {
       let name = graph.reportedName(queue: queue) + (suspended ? " suspended" : " resumed")
       instants.append(Instant(name: name, time: time, lane: nil, detail: nil))
     case .completionStarted(let job, let pid):
-      openCompletions[job] = open(group: completionGroup, at: time, pids: [pid], attempt: 1)
+      openCompletions[job] = open(group: completionGroup, at: time, pids: [pid], attempt: nil)
     case .completion(let job, let termination):
       guard let slice = openCompletions.removeValue(forKey: job) else { return }
       close(slice, name: "completion " + graph.reportedName(job: job), at: time, outcome: nil, termination: termination)
@@ -66,7 +66,7 @@ public final class TraceWriter: RunObserver {
 
   private var completionGroup: Int { pools.count - 1 }
 
-  private func open(group: Int, at time: Double, pids: [Int32], attempt: Int) -> OpenSlice {
+  private func open(group: Int, at time: Double, pids: [Int32], attempt: Int?) -> OpenSlice {
     OpenSlice(lane: Lane(group: group, index: pools[group].acquire()), start: time, pids: pids, attempt: attempt)
   }
 
@@ -99,7 +99,8 @@ extension TraceWriter {
     var lane: Lane
     var start: Double
     var pids: [Int32]
-    var attempt: Int
+    /// nil for a completion command.
+    var attempt: Int?
   }
 
   struct Slice {
