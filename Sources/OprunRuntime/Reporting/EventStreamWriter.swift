@@ -1,0 +1,113 @@
+import OprunCore
+
+/// The machine-readable event stream (`--events`, SPEC §2): one JSON object per line,
+/// each written with a single `write(2)` as soon as it is known.
+///
+/// Every object starts with `t` (seconds since the run started) and `event`, then the
+/// event's fields in a fixed order. Beyond the required events it writes
+/// `completion-started` {`job`, `pid`} and `warning` {`message`}. Job output is not
+/// written: the stream describes the run, and output can be large and binary.
+public final class EventStreamWriter: RunObserver {
+  public let graph: JobGraph
+  private let sink: OutputSink
+  /// Reused between lines so that writing an event allocates nothing once warm.
+  private var line = JSONObjectWriter()
+
+  public init(graph: JobGraph, sink: OutputSink) {
+    self.graph = graph
+    self.sink = sink
+  }
+
+  public func observe(_ event: RunEvent) {
+    guard let name = Self.name(of: event.kind) else { return }
+    line.reset()
+    line.field("t", event.time)
+    line.field("event", name)
+    writeFields(of: event.kind, to: &line)
+    line.close(newline: true)
+    sink.write(line.bytes)
+    sink.flush()
+  }
+
+  /// The `event` value of `kind`; nil for events the stream leaves out.
+  static func name(of kind: RunEvent.Kind) -> String? {
+    switch kind {
+    case .runStarted: "run-started"
+    case .transition: "transition"
+    case .cancelled: "cancelled"
+    case .queueSuspended: "queue"
+    case .limit: "limit"
+    case .priority: "priority"
+    case .output: nil
+    case .completionStarted: "completion-started"
+    case .completion: "completion"
+    case .warning: "warning"
+    case .runFinished: "run-finished"
+    }
+  }
+
+  private func writeFields(of kind: RunEvent.Kind, to object: inout JSONObjectWriter) {
+    switch kind {
+    case .runStarted(let queues, let jobs, let run, let control):
+      object.field("queues") { members in
+        for queue in queues { members.field(named: queue.name, queue.maxConcurrent) }
+      }
+      object.field("jobs", jobs)
+      object.field("run", run)
+      if let control { object.field("control", control) }
+    case .transition(let transition):
+      writeFields(of: transition, to: &object)
+    case .cancelled(let job, let reason):
+      object.field("job", jobName(job))
+      object.field("reason", reason.rawValue)
+    case .queueSuspended(let queue, let suspended):
+      object.field("queue", queueName(queue))
+      object.field("state", suspended ? "suspended" : "resumed")
+    case .limit(let queue, let maxConcurrent):
+      object.field("queue", queueName(queue))
+      object.field("max_concurrent", maxConcurrent)
+    case .priority(let job, let priority):
+      object.field("job", jobName(job))
+      object.field("priority", priority.word)
+    case .completionStarted(let job, let pid):
+      object.field("job", jobName(job))
+      object.field("pid", Int(pid))
+    case .completion(let job, let termination):
+      object.field("job", jobName(job))
+      writeTermination(termination, to: &object)
+    case .warning(let message):
+      object.field("message", message)
+    case .runFinished(let exitCode, let counts):
+      object.field("exit_code", Int(exitCode))
+      object.field("counts") { members in
+        for outcome in Outcome.allCases { members.field(named: outcome.rawValue, counts[outcome] ?? 0) }
+      }
+    case .output:
+      break
+    }
+  }
+
+  private func writeFields(of transition: Transition, to object: inout JSONObjectWriter) {
+    object.field("job", jobName(transition.job))
+    object.field("queue", queueName(transition.queue))
+    object.field("from", transition.from.rawValue)
+    object.field("to", transition.to.rawValue)
+    object.field("attempt", transition.attempt)
+    if transition.to == .executing { object.field("pids", transition.pids.map(Int.init)) }
+    guard transition.to == .finished else { return }
+    object.field("outcome", (transition.outcome ?? .cancelled).rawValue)
+    writeTermination(transition.termination, to: &object)
+    object.field("duration", transition.duration ?? 0)
+    if transition.resumed { object.field("resumed", true) }
+  }
+
+  /// `exit_code` and `signal`, each a number or null.
+  private func writeTermination(_ termination: Termination?, to object: inout JSONObjectWriter) {
+    object.field("exit_code", termination?.exitCode.map(Int.init))
+    object.field("signal", termination?.signal.map(Int.init))
+  }
+
+  private func jobName(_ job: JobID) -> String { graph.reportedName(job: job) }
+
+  private func queueName(_ queue: QueueID) -> String { graph.reportedName(queue: queue) }
+}

@@ -1,0 +1,55 @@
+import OprunCore
+
+/// Job output in the three `--output` modes. In every mode stdout and stderr go to the
+/// same human stream, in the order they arrived.
+extension HumanReporter {
+  func showOutput(_ text: [UInt8], of job: JobID) {
+    guard !text.isEmpty else { return }
+    switch options.outputMode {
+    case .raw:
+      out.write(text)
+      rawLineOpen = text.last != UInt8(ascii: "\n")
+    case .prefixed:
+      writePrefixed(text, of: job)
+    case .grouped where finishedJobs.contains(job):
+      // Something the job left running writes after it finished: its block is gone.
+      writePrefixed(text, of: job)
+    case .grouped:
+      pendingGroups[job, default: []].append(contentsOf: text)
+    }
+  }
+
+  /// Each line as `job | text` (`job |` alone for an empty line).
+  private func writePrefixed(_ text: [UInt8], of job: JobID) {
+    let prefix = timeline.style.paint(jobName(job) + " |", .dim)
+    for line in LineSplitter.lines(of: text) {
+      out.write(prefix)
+      if !line.isEmpty {
+        out.write(" ")
+        line.withUnsafeBytes { out.write($0) }
+      }
+      out.write("\n")
+    }
+  }
+
+  /// Grouped mode: prints the output `job` kept, as one block under a header line.
+  func showGroup(of job: JobID) {
+    guard let text = pendingGroups.removeValue(forKey: job), !text.isEmpty else { return }
+    let name = jobName(job)
+    out.write(options.githubActions ? "::group::" + name + "\n" : timeline.style.paint("── " + name, .bold) + "\n")
+    out.write(text)
+    if text.last != UInt8(ascii: "\n") { out.write("\n") }
+    if options.githubActions { out.write("::endgroup::\n") }
+  }
+
+  /// Output of jobs that never finished is still shown, in manifest order.
+  func showRemainingGroups() {
+    for job in pendingGroups.keys.sorted() { showGroup(of: job) }
+  }
+
+  func closeRawLine() {
+    guard rawLineOpen else { return }
+    out.write("\n")
+    rawLineOpen = false
+  }
+}

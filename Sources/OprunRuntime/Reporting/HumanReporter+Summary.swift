@@ -1,0 +1,57 @@
+import OprunCore
+
+/// The summary printed when the run finishes: each failure with its last lines of output,
+/// the slowest jobs, then one line of counts, wall time and exit status, which ends the
+/// human output so that it is what a terminal shows last.
+extension HumanReporter {
+  static let slowestShown = 5
+
+  func showSummary() {
+    closeRawLine()
+    for failure in summary.failures { showFailure(failure) }
+    if options.verbosity >= .normal { showSlowest() }
+    out.write(countsLine() + "\n")
+  }
+
+  private func showFailure(_ result: RunSummary.JobResult) {
+    out.write(style.paint("── ", .bold) + jobName(result.job) + ": " + timeline.outcomeDetail(result) + "\n")
+    guard let tail = summary.failureTails[result.job] else { return }
+    if tail.omittedLines > 0 {
+      out.write(
+        style.paint("    … \(tail.omittedLines) earlier line" + (tail.omittedLines == 1 ? "" : "s"), .dim) + "\n")
+    }
+    for line in tail.lines {
+      out.write(line.isEmpty ? "" : "    ")
+      out.write(line)
+      out.write("\n")
+    }
+  }
+
+  private func showSlowest() {
+    let slowest = summary.slowest(Self.slowestShown)
+    guard slowest.count > 1 else { return }
+    let entries = slowest.map { jobName($0.job) + " " + TimeText.duration($0.duration) }
+    out.write(style.paint("── ", .bold) + "slowest: " + entries.joined(separator: " · ") + "\n")
+  }
+
+  /// `── summary: 12 jobs · 10 succeeded · 1 failed · 1 skipped · 3.42s wall · exit 1`
+  func countsLine() -> String {
+    var parts = ["\(summary.jobCount) job" + (summary.jobCount == 1 ? "" : "s")]
+    for outcome in Self.summaryOrder {
+      let count = summary.counts[outcome] ?? 0
+      guard count > 0 else { continue }
+      parts.append(style.paint("\(count) " + Self.word(for: outcome), TerminalStyle.colour(of: outcome)))
+    }
+    if let wallTime = summary.wallTime { parts.append(TimeText.duration(wallTime) + " wall") }
+    if let exitCode = summary.exitCode { parts.append("exit \(exitCode)") }
+    return style.paint("── summary: ", .bold) + parts.joined(separator: " · ")
+  }
+
+  private static let summaryOrder: [Outcome] = [.succeeded, .failed, .timedOut, .cancelled, .skipped]
+
+  private static func word(for outcome: Outcome) -> String {
+    outcome == .timedOut ? "timed out" : outcome.rawValue
+  }
+
+  private var style: TerminalStyle { timeline.style }
+}

@@ -1,0 +1,112 @@
+import OprunCore
+
+/// The human view of a run: one line per lifecycle transition as it happens, job output in
+/// the chosen mode, warnings on the error sink, and a summary when the run finishes.
+///
+/// It only observes. Events arrive on one thread (see ``RunObserver``); the output sink is
+/// flushed after every event, so each line is visible as soon as it is known.
+public final class HumanReporter: RunObserver {
+  public let graph: JobGraph
+  public let options: HumanOptions
+  /// What has happened so far, as the summary at the end will show it.
+  public private(set) var summary: RunSummary
+
+  let out: OutputSink
+  let err: OutputSink
+  let timeline: TimelineFormatter
+  /// Grouped mode: output of jobs that have not finished yet.
+  var pendingGroups: [JobID: [UInt8]] = [:]
+  var finishedJobs: Set<JobID> = []
+  /// Raw mode: the last byte passed through was not a newline, so the next timeline line
+  /// needs one first to start on its own line.
+  var rawLineOpen = false
+
+  /// A reporter writing the timeline, job output and summary to `out`, warnings to `err`.
+  public init(graph: JobGraph, options: HumanOptions = HumanOptions(), out: OutputSink, err: OutputSink) {
+    self.graph = graph
+    self.options = options
+    self.out = out
+    self.err = err
+    summary = RunSummary(jobCount: graph.jobs.count)
+    timeline = TimelineFormatter(graph: graph, options: options)
+  }
+
+  public func observe(_ event: RunEvent) {
+    summary.record(event)
+    switch event.kind {
+    case .runStarted(let queues, let jobs, let run, let control):
+      showRunStarted(at: event.time, queues: queues, jobs: jobs, run: run, control: control)
+    case .transition(let transition):
+      show(transition, at: event.time)
+    case .cancelled(let job, let reason):
+      showLine(at: event.time, "cancelled", jobName(job), timeline.style.paint("(\(reason.rawValue))", .yellow))
+    case .queueSuspended(let queue, let suspended):
+      showLine(at: event.time, "queue", queueName(queue), suspended ? "suspended" : "resumed")
+    case .limit(let queue, let maxConcurrent):
+      showLine(at: event.time, "limit", queueName(queue), "max-concurrent \(maxConcurrent)")
+    case .priority(let job, let priority):
+      showLine(at: event.time, "priority", jobName(job), priority.word)
+    case .output(let job, _, let text):
+      showOutput(text, of: job)
+    case .completionStarted(let job, let pid):
+      showLine(at: event.time, "completion", jobName(job), "pid \(pid)", from: .verbose)
+    case .completion(let job, let termination):
+      let text = TimelineFormatter.terminationText(termination)
+      showLine(
+        at: event.time, "completion", jobName(job), timeline.style.paint(text, termination.isSuccess ? nil : .red))
+    case .warning(let message):
+      showWarning(message)
+    case .runFinished:
+      showRemainingGroups()
+      showSummary()
+      err.flush()
+    }
+    out.flush()
+  }
+
+  private func show(_ transition: Transition, at time: Double) {
+    let name = jobName(transition.job)
+    switch transition.to {
+    case .pending:
+      showLine(at: time, "pending", name, from: .verbose)
+    case .ready:
+      showLine(at: time, "ready", name)
+    case .executing:
+      let detail = timeline.executingDetail(transition, queueName: queueName(transition.queue))
+      showLine(at: time, "executing", name, detail)
+    case .finished:
+      finishedJobs.insert(transition.job)
+      guard let result = summary.results.last, result.job == transition.job else { return }
+      showLine(at: time, "finished", name, timeline.outcomeDetail(result), from: result.isFailure ? .quiet : .normal)
+      showGroup(of: transition.job)
+    }
+  }
+
+  private func showRunStarted(at time: Double, queues: [QueueNode], jobs: Int, run: String, control: String?) {
+    var parts = ["\(jobs) job" + (jobs == 1 ? "" : "s")]
+    parts.append("queues " + queues.map { "\($0.name) ×\($0.maxConcurrent)" }.joined(separator: ", "))
+    parts.append("run " + run)
+    if let control { parts.append("control " + control) }
+    showLine(at: time, "started", graph.manifest.name, parts.joined(separator: " · "), from: .verbose)
+  }
+
+  private func showWarning(_ message: String) {
+    out.flush()
+    err.write("oprun: warning: " + message + "\n")
+    err.flush()
+  }
+
+  /// Writes a timeline line when the verbosity is at least `minimum`.
+  func showLine(
+    at time: Double, _ word: String, _ name: String, _ detail: String = "",
+    from minimum: HumanOptions.Verbosity = .normal
+  ) {
+    guard options.verbosity >= minimum else { return }
+    closeRawLine()
+    out.write(timeline.line(at: time, word, name, detail))
+  }
+
+  func jobName(_ job: JobID) -> String { graph.reportedName(job: job) }
+
+  func queueName(_ queue: QueueID) -> String { graph.reportedName(queue: queue) }
+}

@@ -1,0 +1,97 @@
+/// Builds one JSON object as bytes, keys in the order they are added.
+///
+/// Made for writing events quickly: no intermediate dictionaries, no Foundation. The caller
+/// supplies keys that need no escaping (the event schema's own names).
+public struct JSONObjectWriter: Sendable {
+  /// The object written so far; complete after ``close(newline:)``.
+  public private(set) var bytes: [UInt8]
+  private var isEmpty = true
+
+  /// Starts an empty object.
+  public init() {
+    bytes = [UInt8(ascii: "{")]
+  }
+
+  /// Starts a new, empty object in the same storage, so that writing many objects one
+  /// after the other allocates nothing once the storage is large enough.
+  public mutating func reset() {
+    bytes.removeAll(keepingCapacity: true)
+    bytes.append(UInt8(ascii: "{"))
+    isEmpty = true
+  }
+
+  /// Ends the object, and with `newline`, the line it is on.
+  public mutating func close(newline: Bool = false) {
+    bytes.append(UInt8(ascii: "}"))
+    if newline { bytes.append(UInt8(ascii: "\n")) }
+  }
+
+  /// A string member.
+  public mutating func field(_ key: StaticString, _ value: String) {
+    appendKey(key)
+    JSONText.appendString(value, to: &bytes)
+  }
+
+  /// An integer member.
+  public mutating func field(_ key: StaticString, _ value: Int) {
+    appendKey(key)
+    DecimalText.append(value, to: &bytes)
+  }
+
+  /// A number or, for nil, `null`.
+  public mutating func field(_ key: StaticString, _ value: Int?) {
+    appendKey(key)
+    if let value { DecimalText.append(value, to: &bytes) } else { bytes.append(contentsOf: "null".utf8) }
+  }
+
+  /// A number with up to `fractionDigits` decimals, trailing zeros dropped.
+  public mutating func field(_ key: StaticString, _ value: Double, fractionDigits: Int = 6) {
+    appendKey(key)
+    DecimalText.append(value, fractionDigits: fractionDigits, trimmingZeros: true, to: &bytes)
+  }
+
+  /// A `true` or `false` member.
+  public mutating func field(_ key: StaticString, _ value: Bool) {
+    appendKey(key)
+    bytes.append(contentsOf: (value ? "true" : "false").utf8)
+  }
+
+  /// An array of integers.
+  public mutating func field(_ key: StaticString, _ values: [Int]) {
+    appendKey(key)
+    bytes.append(UInt8(ascii: "["))
+    for (index, value) in values.enumerated() {
+      if index > 0 { bytes.append(UInt8(ascii: ",")) }
+      DecimalText.append(value, to: &bytes)
+    }
+    bytes.append(UInt8(ascii: "]"))
+  }
+
+  /// A nested object whose members are written by `body`.
+  public mutating func field(_ key: StaticString, object body: (inout JSONObjectWriter) -> Void) {
+    appendKey(key)
+    var nested = JSONObjectWriter()
+    body(&nested)
+    nested.close()
+    bytes.append(contentsOf: nested.bytes)
+  }
+
+  /// A member whose key is data (a queue's name, an outcome).
+  public mutating func field(named key: String, _ value: Int) {
+    separate()
+    JSONText.appendString(key, to: &bytes)
+    bytes.append(UInt8(ascii: ":"))
+    DecimalText.append(value, to: &bytes)
+  }
+
+  private mutating func appendKey(_ key: StaticString) {
+    separate()
+    bytes.append(UInt8(ascii: "\""))
+    key.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    bytes.append(contentsOf: "\":".utf8)
+  }
+
+  private mutating func separate() {
+    if isEmpty { isEmpty = false } else { bytes.append(UInt8(ascii: ",")) }
+  }
+}

@@ -1,0 +1,118 @@
+import OprunCore
+
+/// What a run came to, computed from its events alone so that it can be checked without
+/// rendering it: counts per outcome, every finished job, failures with their last lines of
+/// output, wall time and exit status.
+public struct RunSummary: Sendable, Equatable {
+  /// How one job finished.
+  public struct JobResult: Sendable, Equatable {
+    public var job: JobID
+    public var outcome: Outcome
+    /// How the command that decided the outcome ended; nil when none ran.
+    public var termination: Termination?
+    /// Seconds from executing to finished; 0 when it never executed.
+    public var duration: Double
+    public var attempt: Int
+    /// The reason its cancelled flag was first raised, when it was.
+    public var cancelReason: CancelReason?
+    public var resumed: Bool
+    /// Whether it ever reached executing.
+    public var executed: Bool
+    /// Seconds since the run started.
+    public var finishedAt: Double
+
+    /// Whether the job counts as a failure: it failed or timed out.
+    public var isFailure: Bool { outcome == .failed || outcome == .timedOut }
+  }
+
+  /// The number of jobs in the run.
+  public var jobCount: Int
+  /// Every outcome, with 0 for those that did not occur.
+  public private(set) var counts: [Outcome: Int]
+  /// Finished jobs, in the order they finished.
+  public private(set) var results: [JobResult] = []
+  /// The last lines of output of every failed or timed-out job.
+  public private(set) var failureTails: [JobID: OutputTail] = [:]
+  /// Seconds from start to `run-finished`; nil until the run has finished.
+  public private(set) var wallTime: Double?
+  /// The run's exit status; nil until the run has finished.
+  public private(set) var exitCode: Int32?
+
+  private var cancelReasons: [JobID: CancelReason] = [:]
+  private var executedJobs: Set<JobID> = []
+  /// Tails of jobs that have not finished, or finished as failures.
+  private var tails: [JobID: OutputTail] = [:]
+  private var finishedOutcomes: [JobID: Outcome] = [:]
+  private let tailCapacity: Int
+
+  /// An empty summary for a run of `jobCount` jobs, keeping `tailCapacity` lines of output
+  /// for each failure.
+  public init(jobCount: Int, tailCapacity: Int = 10) {
+    self.jobCount = jobCount
+    self.tailCapacity = tailCapacity
+    counts = Dictionary(uniqueKeysWithValues: Outcome.allCases.map { ($0, 0) })
+  }
+
+  /// The summary of `events`.
+  public init(jobCount: Int, events: some Sequence<RunEvent>, tailCapacity: Int = 10) {
+    self.init(jobCount: jobCount, tailCapacity: tailCapacity)
+    for event in events { record(event) }
+  }
+
+  /// The failed and timed-out jobs, in the order they finished.
+  public var failures: [JobResult] { results.filter(\.isFailure) }
+
+  /// The `limit` longest-running jobs that executed, longest first; ties in manifest order.
+  public func slowest(_ limit: Int = 5) -> [JobResult] {
+    let ran = results.filter(\.executed)
+    let ordered = ran.sorted { ($0.duration, -$0.job) > ($1.duration, -$1.job) }
+    return Array(ordered.prefix(limit))
+  }
+
+  /// Takes `event` into account.
+  public mutating func record(_ event: RunEvent) {
+    switch event.kind {
+    case .runStarted(_, let jobs, _, _):
+      jobCount = jobs
+    case .transition(let transition):
+      record(transition, at: event.time)
+    case .cancelled(let job, let reason):
+      if cancelReasons[job] == nil { cancelReasons[job] = reason }
+    case .output(let job, _, let text):
+      recordOutput(text, of: job)
+    case .runFinished(let exitCode, _):
+      wallTime = event.time
+      self.exitCode = exitCode
+    case .queueSuspended, .limit, .priority, .completionStarted, .completion, .warning:
+      break
+    }
+  }
+
+  private mutating func record(_ transition: Transition, at time: Double) {
+    if transition.to == .executing { executedJobs.insert(transition.job) }
+    guard transition.to == .finished, let outcome = transition.outcome else { return }
+    let job = transition.job
+    results.append(
+      JobResult(
+        job: job, outcome: outcome, termination: transition.termination, duration: transition.duration ?? 0,
+        attempt: transition.attempt, cancelReason: cancelReasons[job], resumed: transition.resumed,
+        executed: executedJobs.contains(job), finishedAt: time))
+    counts[outcome, default: 0] += 1
+    finishedOutcomes[job] = outcome
+    let tail = tails.removeValue(forKey: job)
+    if results[results.count - 1].isFailure { failureTails[job] = tail ?? OutputTail(capacity: tailCapacity) }
+  }
+
+  /// Output that arrives after a job finished (from something it left running) still
+  /// belongs to a failure's tail; a job that did not fail needs none.
+  private mutating func recordOutput(_ text: [UInt8], of job: JobID) {
+    switch finishedOutcomes[job] {
+    case nil:
+      tails[job, default: OutputTail(capacity: tailCapacity)].append(text)
+    case .failed, .timedOut:
+      failureTails[job, default: OutputTail(capacity: tailCapacity)].append(text)
+    default:
+      break
+    }
+  }
+}

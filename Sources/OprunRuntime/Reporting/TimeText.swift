@@ -1,0 +1,27 @@
+/// How the human views write times and durations.
+public enum TimeText {
+  /// A time since the run started, in seconds with millisecond precision: `0.003s`,
+  /// `83.120s`. One unit for the whole timeline keeps lines sortable and greppable.
+  public static func timestamp(_ seconds: Double) -> String {
+    DecimalText.string(max(seconds, 0), fractionDigits: 3) + "s"
+  }
+
+  /// A duration for reading: `0.30s`, `12.41s`, `2m03s`, `1h02m03s`.
+  public static func duration(_ seconds: Double) -> String {
+    let seconds = seconds.isFinite ? max(seconds, 0) : 0
+    // Below this, two decimals would still read less than 60.00s.
+    guard seconds >= 59.995 else {
+      return DecimalText.string(seconds, fractionDigits: 2) + "s"
+    }
+    let whole = Int(seconds.rounded())
+    let hours = whole / 3600
+    let minutes = whole / 60 % 60
+    let rest = whole % 60
+    let minutesAndSeconds = "\(minutes)m" + twoDigits(rest) + "s"
+    return hours == 0 ? minutesAndSeconds : "\(hours)h" + twoDigits(minutes) + "m" + twoDigits(rest) + "s"
+  }
+
+  private static func twoDigits(_ value: Int) -> String {
+    value < 10 ? "0\(value)" : "\(value)"
+  }
+}

@@ -1,0 +1,165 @@
+import Foundation
+import OprunCore
+import OprunRuntime
+import Testing
+
+/// The `--events` NDJSON stream, field by field (SPEC §2).
+@Suite struct ReportingEventStreamTests {
+  let graph = makeGraph(
+    jobs: ["fetch", "build \"main\""],
+    queues: [QueueNode(name: "ci", maxConcurrent: 4), QueueNode(name: "network", maxConcurrent: 2)],
+    jobQueues: [1, 0])
+
+  func stream(_ events: [RunEvent]) -> [String] {
+    let capture = CapturedOutput()
+    EventStreamWriter(graph: graph, sink: capture.sink).observe(events)
+    return capture.lines
+  }
+
+  func object(_ line: String) throws -> [String: Any] {
+    try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+  }
+
+  @Test func runStartedListsQueuesJobsRunAndControl() throws {
+    let lines = stream([
+      RunEvent(time: 0.000012, .runStarted(queues: graph.queues, jobs: 2, run: "20240501-1", control: "/tmp/o.sock"))
+    ])
+    #expect(
+      lines == [
+        #"{"t":0.000012,"event":"run-started","queues":{"ci":4,"network":2},"jobs":2,"run":"20240501-1","control":"/tmp/o.sock"}"#
+      ])
+    let parsed = try object(lines[0])
+    #expect(parsed["queues"] as? [String: Int] == ["ci": 4, "network": 2])
+  }
+
+  @Test func runStartedLeavesOutControlWhenThereIsNone() throws {
+    let lines = stream([RunEvent(time: 0, .runStarted(queues: graph.queues, jobs: 2, run: "r", control: nil))])
+    #expect(try object(lines[0]).keys.contains("control") == false)
+  }
+
+  @Test func transitionsNameTheirJobQueueStatesAndAttempt() throws {
+    let lines = stream([transition(0, .pending, .ready, queue: 1, at: 0.5)])
+    #expect(
+      lines == [
+        #"{"t":0.5,"event":"transition","job":"fetch","queue":"network","from":"pending","to":"ready","attempt":1}"#
+      ])
+  }
+
+  @Test func executingTransitionsListTheirPidsInCommandOrder() throws {
+    let lines = stream([transition(1, .ready, .executing, attempt: 2, pids: [303, 301], at: 1)])
+    let parsed = try object(lines[0])
+    #expect(parsed["job"] as? String == "build \"main\"")
+    #expect(parsed["pids"] as? [Int] == [303, 301])
+    #expect(parsed["attempt"] as? Int == 2)
+    #expect(lines[0].hasSuffix(#""attempt":2,"pids":[303,301]}"#))
+  }
+
+  @Test func aFinishedTransitionHasOutcomeExitCodeNullSignalAndDuration() throws {
+    let lines = stream([
+      transition(0, .executing, .finished, queue: 1, outcome: .failed, termination: .exited(2), duration: 1.25, at: 2)
+    ])
+    #expect(
+      lines == [
+        #"{"t":2,"event":"transition","job":"fetch","queue":"network","from":"executing","to":"finished","attempt":1,"outcome":"failed","exit_code":2,"signal":null,"duration":1.25}"#
+      ])
+    let parsed = try object(lines[0])
+    #expect(parsed["signal"] is NSNull)
+  }
+
+  @Test func aKilledJobHasANullExitCodeAndItsSignal() throws {
+    let parsed = try object(
+      stream([
+        transition(0, .executing, .finished, outcome: .timedOut, termination: .signalled(9), duration: 5, at: 5)
+      ])[0])
+    #expect(parsed["outcome"] as? String == "timed-out")
+    #expect(parsed["exit_code"] is NSNull)
+    #expect(parsed["signal"] as? Int == 9)
+  }
+
+  @Test func aJobThatNeverRanHasNullsAndZeroDuration() throws {
+    let parsed = try object(stream([transition(0, .ready, .finished, outcome: .skipped, at: 5)])[0])
+    #expect(parsed["outcome"] as? String == "skipped")
+    #expect(parsed["exit_code"] is NSNull)
+    #expect(parsed["signal"] is NSNull)
+    #expect(parsed["duration"] as? Double == 0)
+    #expect(parsed["resumed"] == nil)
+  }
+
+  @Test func aResumedJobSaysSo() throws {
+    let parsed = try object(stream([transition(0, .ready, .finished, outcome: .succeeded, resumed: true, at: 0)])[0])
+    #expect(parsed["resumed"] as? Bool == true)
+  }
+
+  @Test func cancellationQueueLimitAndPriorityEvents() {
+    let lines = stream([
+      RunEvent(time: 1, .cancelled(job: 0, reason: .dependencyFailed)),
+      RunEvent(time: 2, .queueSuspended(queue: 1, suspended: true)),
+      RunEvent(time: 3, .queueSuspended(queue: 1, suspended: false)),
+      RunEvent(time: 4, .limit(queue: 0, maxConcurrent: 8)),
+      RunEvent(time: 5, .priority(job: 1, priority: .veryLow)),
+    ])
+    #expect(
+      lines == [
+        #"{"t":1,"event":"cancelled","job":"fetch","reason":"dependency-failed"}"#,
+        #"{"t":2,"event":"queue","queue":"network","state":"suspended"}"#,
+        #"{"t":3,"event":"queue","queue":"network","state":"resumed"}"#,
+        #"{"t":4,"event":"limit","queue":"ci","max_concurrent":8}"#,
+        #"{"t":5,"event":"priority","job":"build \"main\"","priority":"veryLow"}"#,
+      ])
+  }
+
+  @Test func completionsReportTheirExitCodeOrSignal() {
+    let lines = stream([
+      RunEvent(time: 1, .completionStarted(job: 0, pid: 77)),
+      RunEvent(time: 2, .completion(job: 0, termination: .exited(0))),
+      RunEvent(time: 3, .completion(job: 0, termination: .signalled(15))),
+    ])
+    #expect(
+      lines == [
+        #"{"t":1,"event":"completion-started","job":"fetch","pid":77}"#,
+        #"{"t":2,"event":"completion","job":"fetch","exit_code":0,"signal":null}"#,
+        #"{"t":3,"event":"completion","job":"fetch","exit_code":null,"signal":15}"#,
+      ])
+  }
+
+  @Test func runFinishedCountsEveryOutcome() throws {
+    let lines = stream([runFinished(exitCode: 130, counts: [.succeeded: 2, .cancelled: 1], at: 9.5)])
+    #expect(
+      lines == [
+        #"{"t":9.5,"event":"run-finished","exit_code":130,"counts":{"succeeded":2,"failed":0,"cancelled":1,"skipped":0,"timed-out":0}}"#
+      ])
+  }
+
+  @Test func warningsAreEventsAndOutputIsNot() {
+    let lines = stream([
+      output(0, "secret\n", at: 0.1),
+      RunEvent(time: 0.2, .warning("journal: \"x\"\nunreadable")),
+    ])
+    #expect(lines == [#"{"t":0.2,"event":"warning","message":"journal: \"x\"\nunreadable"}"#])
+  }
+
+  @Test func eachLineIsWrittenAsSoonAsItsEventIsObserved() {
+    let capture = CapturedOutput()
+    let writer = EventStreamWriter(graph: graph, sink: capture.sink)
+    writer.observe(transition(0, .pending, .ready, at: 0))
+    #expect(capture.lines.count == 1)
+    writer.observe(transition(0, .ready, .executing, pids: [1], at: 0))
+    #expect(capture.lines.count == 2)
+  }
+
+  @Test func everyLineOfAWholeRunIsAJSONObjectWithTAndEventFirst() throws {
+    var events = [RunEvent(time: 0, .runStarted(queues: graph.queues, jobs: 2, run: "r", control: nil))]
+    events += lifecycle(0, start: 0.001, end: 0.2, pid: 10, queue: 1)
+    events += lifecycle(1, start: 0.2, end: 0.3, pid: 11, outcome: .failed, termination: .exited(1))
+    events.append(runFinished(exitCode: 1, counts: [.succeeded: 1, .failed: 1], at: 0.31))
+    let lines = stream(events)
+    #expect(lines.count == 8)
+    for line in lines {
+      let parsed = try object(line)
+      #expect(parsed["t"] is NSNumber)
+      #expect(line.hasPrefix(#"{"t":"#))
+      #expect(line.contains(#","event":""#))
+    }
+    #expect(try object(lines.last!)["event"] as? String == "run-finished")
+  }
+}

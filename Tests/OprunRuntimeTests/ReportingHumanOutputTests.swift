@@ -1,0 +1,112 @@
+import OprunCore
+import OprunRuntime
+import Testing
+
+/// Job output in the human stream: prefixed lines, grouped blocks, raw bytes.
+@Suite struct ReportingHumanOutputTests {
+  let graph = makeGraph(jobs: ["build", "test"])
+
+  func report(_ events: [RunEvent], options: HumanOptions) -> CapturedOutput {
+    let out = CapturedOutput()
+    HumanReporter(graph: graph, options: options, out: out.sink, err: CapturedOutput().sink).observe(events)
+    return out
+  }
+
+  @Test func prefixedModeShowsEachLineAfterItsJobsName() {
+    let out = report(
+      [
+        output(0, "compiling\nlinking\n", at: 0.1),
+        output(1, "warning: flaky\n", stream: .stderr, at: 0.2),
+        output(0, "\ndone", at: 0.3),
+      ], options: HumanOptions(outputMode: .prefixed))
+    #expect(out.text == "build | compiling\nbuild | linking\ntest | warning: flaky\nbuild |\nbuild | done\n")
+  }
+
+  @Test func prefixedLinesAreDimmedWhenColoured() {
+    let out = report([output(0, "hi\n", at: 0)], options: HumanOptions(outputMode: .prefixed, color: true))
+    #expect(out.text == "\u{1B}[2mbuild |\u{1B}[0m hi\n")
+  }
+
+  @Test func groupedModeHoldsAJobsOutputUntilItFinishes() {
+    let out = CapturedOutput()
+    let reporter = HumanReporter(
+      graph: graph, options: HumanOptions(outputMode: .grouped), out: out.sink, err: CapturedOutput().sink)
+    reporter.observe([
+      transition(0, .ready, .executing, pids: [10], at: 0),
+      transition(1, .ready, .executing, pids: [11], at: 0),
+      output(0, "b1\n", at: 0.1),
+      output(1, "t1\n", stream: .stderr, at: 0.2),
+      output(0, "b2", at: 0.3),
+    ])
+    #expect(out.lines == ["  0.000s  executing   build  pid 10", "  0.000s  executing   test   pid 11"])
+    reporter.observe(
+      transition(0, .executing, .finished, outcome: .succeeded, termination: .exited(0), duration: 1, at: 1))
+    #expect(
+      out.lines.dropFirst(2) == [
+        "  1.000s  finished    build  succeeded in 1.00s",
+        "── build",
+        "b1",
+        "b2",
+      ])
+  }
+
+  @Test func groupedModeWrapsBlocksInGitHubActionsGroups() {
+    let out = report(
+      [
+        output(1, "t1\nt2\n", at: 0.2),
+        transition(1, .executing, .finished, outcome: .failed, termination: .exited(1), duration: 1, at: 1),
+      ], options: HumanOptions(outputMode: .grouped, githubActions: true))
+    #expect(
+      out.lines == [
+        "  1.000s  finished    test   failed (exit 1) in 1.00s", "::group::test", "t1", "t2", "::endgroup::",
+      ])
+  }
+
+  @Test func groupedModePrintsNoBlockForAJobWithoutOutput() {
+    let out = report(
+      [transition(0, .executing, .finished, outcome: .succeeded, termination: .exited(0), duration: 1, at: 1)],
+      options: HumanOptions(outputMode: .grouped))
+    #expect(out.lines == ["  1.000s  finished    build  succeeded in 1.00s"])
+  }
+
+  @Test func groupedOutputArrivingAfterTheJobFinishedIsPrefixed() {
+    let out = report(
+      [
+        transition(0, .executing, .finished, outcome: .succeeded, termination: .exited(0), duration: 1, at: 1),
+        output(0, "from the background\n", at: 2),
+      ], options: HumanOptions(outputMode: .grouped))
+    #expect(out.lines.last == "build | from the background")
+  }
+
+  @Test func groupedOutputOfJobsThatNeverFinishedIsShownAtTheEnd() {
+    let out = report(
+      [output(1, "t\n", at: 0.1), output(0, "b\n", at: 0.2), runFinished(exitCode: 1, at: 1)],
+      options: HumanOptions(outputMode: .grouped))
+    #expect(out.lines.prefix(4) == ["── build", "b", "── test", "t"])
+  }
+
+  @Test func groupedOutputIsShownEvenWhenQuiet() {
+    let out = report(
+      [
+        output(0, "b\n", at: 0.1),
+        transition(0, .executing, .finished, outcome: .succeeded, termination: .exited(0), duration: 1, at: 1),
+      ], options: HumanOptions(outputMode: .grouped, verbosity: .quiet))
+    #expect(out.lines == ["── build", "b"])
+  }
+
+  @Test func rawModePassesBytesThroughUnchanged() {
+    let bytes: [UInt8] = [0x1B, 0x5B, 0x31, 0x6D, 0xFF, 0x00, 0x0A, 0x61, 0x0D, 0x0A]
+    let out = report(
+      [RunEvent(time: 0, .output(job: 0, stream: .stdout, text: bytes))], options: HumanOptions(outputMode: .raw))
+    #expect(out.bytes == bytes)
+  }
+
+  @Test func rawModeStartsTheNextTimelineLineOnALineOfItsOwn() {
+    let out = report(
+      [
+        output(0, "progress 50%", at: 0.1),
+        transition(1, .pending, .ready, at: 0.2),
+      ], options: HumanOptions(outputMode: .raw))
+    #expect(out.text == "progress 50%\n  0.200s  ready       test\n")
+  }
+}

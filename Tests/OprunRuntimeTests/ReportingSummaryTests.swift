@@ -1,0 +1,110 @@
+import OprunCore
+import OprunRuntime
+import Testing
+
+/// The summary: computed from the events, then rendered at `run-finished`.
+@Suite struct ReportingSummaryTests {
+  let graph = makeGraph(jobs: ["fetch", "build", "test", "deploy", "lint", "docs"])
+
+  var mixedRun: [RunEvent] {
+    var events = lifecycle(0, start: 0, end: 0.5, pid: 1)
+    events += lifecycle(1, start: 0.5, end: 2.0, pid: 2)
+    events += lifecycle(4, start: 0.5, end: 0.6, pid: 5)
+    events += [output(2, (1...12).map { "line \($0)" }.joined(separator: "\n") + "\n", at: 2.1)]
+    events += lifecycle(2, start: 2.0, end: 2.3, pid: 3, outcome: .failed, termination: .exited(2))
+    events += [output(5, "docs output\n", at: 2.05)]
+    events += lifecycle(5, start: 2.0, end: 3.0, pid: 6, outcome: .timedOut, termination: .signalled(15))
+    events += [
+      RunEvent(time: 2.3, .cancelled(job: 3, reason: .dependencyFailed)),
+      transition(3, .ready, .finished, outcome: .skipped, duration: 0, at: 2.31),
+      runFinished(exitCode: 1, counts: [.succeeded: 3, .failed: 1, .timedOut: 1, .skipped: 1], at: 3.42),
+    ]
+    return events
+  }
+
+  @Test func countsEveryOutcomeIncludingThoseThatDidNotOccur() {
+    let summary = RunSummary(jobCount: 6, events: mixedRun)
+    #expect(summary.counts == [.succeeded: 3, .failed: 1, .cancelled: 0, .skipped: 1, .timedOut: 1])
+    #expect(summary.wallTime == 3.42)
+    #expect(summary.exitCode == 1)
+    #expect(summary.results.map(\.job) == [0, 1, 4, 2, 5, 3])
+  }
+
+  @Test func failuresAreFailedAndTimedOutJobsInTheOrderTheyFinished() {
+    let summary = RunSummary(jobCount: 6, events: mixedRun)
+    #expect(summary.failures.map(\.job) == [2, 5])
+    #expect(summary.failures.map(\.termination) == [.exited(2), .signalled(15)])
+  }
+
+  @Test func aFailureKeepsItsLastTenLinesOfOutput() {
+    let summary = RunSummary(jobCount: 6, events: mixedRun)
+    let tail = summary.failureTails[2]
+    #expect(tail?.lines.map { String(decoding: $0, as: UTF8.self) } == (3...12).map { "line \($0)" })
+    #expect(tail?.omittedLines == 2)
+    #expect(summary.failureTails[5]?.lines == [Array("docs output".utf8)])
+  }
+
+  @Test func jobsThatDidNotFailKeepNoOutput() {
+    let summary = RunSummary(
+      jobCount: 1,
+      events: [output(0, "ok\n", at: 0)] + lifecycle(0, start: 0, end: 1, pid: 1) + [output(0, "late\n", at: 2)])
+    #expect(summary.failureTails.isEmpty)
+  }
+
+  @Test func outputAfterAFailureStillJoinsItsTail() {
+    let summary = RunSummary(
+      jobCount: 1,
+      events: lifecycle(0, start: 0, end: 1, pid: 1, outcome: .failed, termination: .exited(1)) + [
+        output(0, "late\n", at: 2)
+      ])
+    #expect(summary.failureTails[0]?.lines == [Array("late".utf8)])
+  }
+
+  @Test func slowestJobsAreTheLongestThatRanWithTiesInManifestOrder() {
+    var events = mixedRun
+    events += lifecycle(0, start: 4, end: 5.5, pid: 9)
+    let summary = RunSummary(jobCount: 6, events: events)
+    #expect(summary.slowest(3).map(\.job) == [0, 1, 5])
+    #expect(summary.slowest().count == 5)
+    #expect(!summary.slowest(10).contains { $0.job == 3 })
+  }
+
+  @Test func theSummaryRendersFailuresWithTheirTailsThenTheSlowestThenTheCounts() {
+    let out = CapturedOutput()
+    let reporter = HumanReporter(graph: graph, options: HumanOptions(), out: out.sink, err: CapturedOutput().sink)
+    reporter.observe(mixedRun)
+    let summary = out.lines.drop { !$0.hasPrefix("── test:") }
+    #expect(
+      Array(summary) == [
+        "── test: failed (exit 2) in 0.30s",
+        "    … 2 earlier lines",
+      ] + (3...12).map { "    line \($0)" } + [
+        "── docs: timed out after 1.00s",
+        "    docs output",
+        "── slowest: build 1.50s · docs 1.00s · fetch 0.50s · test 0.30s · lint 0.10s",
+        "── summary: 6 jobs · 3 succeeded · 1 failed · 1 timed out · 1 skipped · 3.42s wall · exit 1",
+      ])
+    #expect(reporter.summary == RunSummary(jobCount: 6, events: mixedRun))
+  }
+
+  @Test func aSuccessfulRunEndsWithOneCountsLine() {
+    let out = CapturedOutput()
+    HumanReporter(graph: graph, options: HumanOptions(verbosity: .quiet), out: out.sink, err: CapturedOutput().sink)
+      .observe(lifecycle(0, start: 0, end: 1, pid: 1) + [runFinished(exitCode: 0, at: 1.25)])
+    #expect(out.lines == ["── summary: 6 jobs · 1 succeeded · 1.25s wall · exit 0"])
+  }
+
+  @Test func theCountsLineIsColouredWhenAsked() {
+    let out = CapturedOutput()
+    HumanReporter(graph: graph, options: HumanOptions(color: true), out: out.sink, err: CapturedOutput().sink)
+      .observe([runFinished(exitCode: 0, at: 0)])
+    #expect(out.lines == ["\u{1B}[1m── summary: \u{1B}[0m6 jobs · 0.00s wall · exit 0"])
+  }
+
+  @Test func longLinesAreCutAtACharacterBoundaryInTheTail() {
+    var tail = OutputTail(capacity: 2, maximumLineLength: 5)
+    tail.append(Array("abcdé\nxy".utf8))
+    #expect(tail.lines == [Array("abcd…".utf8), Array("xy".utf8)])
+    #expect(tail.totalLines == 2)
+  }
+}
