@@ -2,17 +2,8 @@ import OprunCore
 
 /// Everything a local run needs beyond its graph: what the command line decided.
 public struct RunConfiguration: Sendable {
-  public enum OutputMode: String, Sendable, CaseIterable {
-    case prefixed
-    case grouped
-    case raw
-  }
-
-  public enum Verbosity: Sendable {
-    case quiet
-    case normal
-    case verbose
-  }
+  public typealias OutputMode = HumanOptions.OutputMode
+  public typealias Verbosity = HumanOptions.Verbosity
 
   /// The manifest file as given.
   public var manifestPath: String
