@@ -1,10 +1,17 @@
 extension QueueEngine {
-  /// Traps when the engine's bookkeeping disagrees with itself; O(jobs), for tests.
+  /// Traps when the engine's bookkeeping disagrees with itself; O(jobs), for tests and debugging.
   func checkInvariants() {
+    let problems = invariantViolations()
+    precondition(problems.isEmpty, problems.joined(separator: "; "))
+  }
+
+  /// Where the engine's bookkeeping disagrees with itself; empty when it is consistent.
+  func invariantViolations() -> [String] {
+    var problems: [String] = []
     var running = Array(repeating: 0, count: queues.count)
     var liveEntries = Array(repeating: 0, count: graph.jobs.count)
     for queue in queues.indices {
-      queues[queue].heap.checkInvariants()
+      if let problem = queues[queue].heap.orderViolation() { problems.append("queue \(queue): \(problem)") }
       for entry in queues[queue].heap.entries where entry.sequence == sequences[entry.job] {
         liveEntries[entry.job] += 1
       }
@@ -16,18 +23,19 @@ extension QueueEngine {
       case .finished: finished += 1
       case .pending, .ready: break
       }
-      precondition((phase[job] == .finished) == (outcomes[job] != nil), "outcome of \(job) out of step")
-      if phase[job] == .ready {
-        precondition(liveEntries[job] == 1, "ready job \(job) has \(liveEntries[job]) live heap entries")
+      if (phase[job] == .finished) != (outcomes[job] != nil) { problems.append("outcome of \(job) out of step") }
+      if phase[job] == .ready, liveEntries[job] != 1 {
+        problems.append("ready job \(job) has \(liveEntries[job]) live heap entries")
       }
-      if phase[job] == .pending {
-        precondition(cancelReason[job] == nil, "cancelled job \(job) still pending")
-        precondition(unfinishedDependencies[job] > 0 || !hasStarted, "job \(job) pending with nothing to wait for")
+      if phase[job] == .pending, cancelReason[job] != nil { problems.append("cancelled job \(job) still pending") }
+      if phase[job] == .pending, hasStarted, unfinishedDependencies[job] <= 0 {
+        problems.append("job \(job) pending with nothing to wait for")
       }
     }
-    precondition(finished == finishedCount, "finished count out of step")
-    for queue in queues.indices {
-      precondition(running[queue] == queues[queue].running, "running count of queue \(queue) out of step")
+    if finished != finishedCount { problems.append("finished count \(finishedCount), jobs finished \(finished)") }
+    for queue in queues.indices where running[queue] != queues[queue].running {
+      problems.append("queue \(queue) counts \(queues[queue].running) running, holds \(running[queue])")
     }
+    return problems
   }
 }
