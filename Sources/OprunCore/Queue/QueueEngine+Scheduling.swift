@@ -1,11 +1,12 @@
 extension QueueEngine {
   /// Begins the run: every job with no dependencies goes pending → ready, in manifest order.
   ///
-  /// Every job is pending before this call; no event marks that. Call it once.
+  /// Every job is pending before this call; no event marks that. Call it once. A job
+  /// cancelled before this call has already gone ready.
   public func start() {
     precondition(!hasStarted, "QueueEngine.start() called twice")
     hasStarted = true
-    for job in graph.jobs.indices where unfinishedDependencies[job] == 0 {
+    for job in graph.jobs.indices where phase[job] == .pending && unfinishedDependencies[job] == 0 {
       becomeReady(job)
     }
   }

@@ -1,5 +1,6 @@
-@testable import OprunCore
 import Testing
+
+@testable import OprunCore
 
 /// `oprun --dry-run`: the order a serial run would start the jobs, and why.
 @Suite struct PlanTests {

@@ -1,5 +1,6 @@
-@testable import OprunCore
 import Testing
+
+@testable import OprunCore
 
 /// SPEC §3.4 and Foundation's `cancel()` / `cancelAllOperations()`.
 @Suite struct QueueCancellationTests {
@@ -176,6 +177,15 @@ import Testing
     run.engine.didStart(launches[0].job, pids: [5])
     run.finish("a")
     #expect(run.outcome("a") == .cancelled)
+  }
+
+  @Test func jobCancelledBeforeTheRunStartsGoesReadyOnce() {
+    let run = QueueHarness("a\nb <- a")
+    run.engine.cancelAll(reason: .interrupt)
+    run.start()
+    run.launch()
+    #expect(run.log.lines(of: "a") == ["a cancelled interrupt", "a pending>ready", "a ready>finished cancelled"])
+    #expect(run.engine.isDrained)
   }
 
   @Test func cancelledRunExitsOne() {

@@ -1,5 +1,6 @@
-@testable import OprunCore
 import Testing
+
+@testable import OprunCore
 
 /// SPEC §3.1: dependencies, whatever their outcome, and `run-if`.
 @Suite struct QueueDependencyTests {

@@ -1,5 +1,6 @@
-@testable import OprunCore
 import Testing
+
+@testable import OprunCore
 
 /// SPEC §3.5: what fails, retries, `on-failure`, and the exit status.
 @Suite struct QueueFailureTests {

@@ -84,7 +84,8 @@ final class QueueHarness {
   func launch() -> [String] {
     let launches = engine.nextLaunches()
     for launch in launches {
-      engine.didStart(launch.job, pids: graph.jobs[launch.job].commands.indices.map { Int32(1000 + launch.job * 10 + $0) })
+      engine.didStart(
+        launch.job, pids: graph.jobs[launch.job].commands.indices.map { Int32(1000 + launch.job * 10 + $0) })
     }
     engine.checkInvariants()
     return names(launches.map(\.job))

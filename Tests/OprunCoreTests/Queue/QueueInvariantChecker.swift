@@ -73,16 +73,22 @@ final class QueueInvariantChecker: RunObserver {
       if cancelReasons[job] != nil { violation("j\(job) executes although cancelled") }
       if !runConditionHolds(job) { violation("j\(job) executes although its run-if does not hold") }
       if stopFired, node.runIf == .success { violation("j\(job) starts after on-failure stop fired") }
-      if transition.pids.count != node.commands.count { violation("j\(job) executes with \(transition.pids.count) pids") }
+      if transition.pids.count != node.commands.count {
+        violation("j\(job) executes with \(transition.pids.count) pids")
+      }
     case (.ready, .finished):
       guard let reason = cancelReasons[job] else {
         violation("j\(job) finished without executing, not cancelled")
         break
       }
       let expected: Outcome = reason == .dependencyFailed ? .skipped : .cancelled
-      if transition.outcome != expected { violation("j\(job) finished \(String(describing: transition.outcome)), not \(expected)") }
+      if transition.outcome != expected {
+        violation("j\(job) finished \(String(describing: transition.outcome)), not \(expected)")
+      }
     case (.executing, .finished):
-      if cancelReasons[job] != nil, transition.outcome != .cancelled { violation("j\(job) cancelled but \(String(describing: transition.outcome))") }
+      if cancelReasons[job] != nil, transition.outcome != .cancelled {
+        violation("j\(job) cancelled but \(String(describing: transition.outcome))")
+      }
     case (.executing, .ready):
       if cancelReasons[job] != nil { violation("j\(job) retried although cancelled") }
       if transition.attempt > node.retries + 1 { violation("j\(job) attempt \(transition.attempt) beyond its retries") }
@@ -148,7 +154,9 @@ final class QueueInvariantChecker: RunObserver {
       if !launched.isEmpty, running > engine.maxConcurrent(of: queue) {
         violation("queue \(queue) runs \(running) over its limit \(engine.maxConcurrent(of: queue))")
       }
-      let nowReady = graph.jobs.indices.contains { states[$0] == .ready && graph.jobs[$0].queue == queue && !launchedJobs.contains($0) }
+      let nowReady = graph.jobs.indices.contains {
+        states[$0] == .ready && graph.jobs[$0].queue == queue && !launchedJobs.contains($0)
+      }
       if nowReady, !engine.isSuspended(queue), running < engine.maxConcurrent(of: queue) {
         violation("queue \(queue) has a free slot and a ready job after nextLaunches()")
       }

@@ -1,5 +1,6 @@
-@testable import OprunCore
 import Testing
+
+@testable import OprunCore
 
 /// SPEC §2: the lifecycle every job goes through, and what each transition carries.
 @Suite struct QueueLifecycleTests {

@@ -1,5 +1,6 @@
-@testable import OprunCore
 import Testing
+
+@testable import OprunCore
 
 /// SPEC §3.2 and §3.3: the order ready jobs start in, queues and their limits, QoS bands.
 @Suite struct QueuePriorityTests {

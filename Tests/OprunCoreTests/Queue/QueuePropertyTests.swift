@@ -1,6 +1,7 @@
-@testable import OprunCore
 import PropertyBased
 import Testing
+
+@testable import OprunCore
 
 /// Random runs: DAGs of up to a few hundred operations, random outcomes, priorities,
 /// limits and live steering, checked against an independent model of the semantics.
@@ -115,7 +116,8 @@ struct RandomDriver {
         // Nothing runs and nothing started: only a suspended queue may hold the rest.
         let suspended = scenario.graph.queues.indices.filter { engine.isSuspended($0) }
         if suspended.isEmpty {
-          checker.violation("run hangs: nothing runs, nothing starts, \(finishedCount) of \(scenario.graph.jobs.count) finished")
+          checker.violation(
+            "run hangs: nothing runs, nothing starts, \(finishedCount) of \(scenario.graph.jobs.count) finished")
           break
         }
         for queue in suspended { engine.setSuspended(queue, false) }

@@ -1,5 +1,6 @@
-@testable import OprunCore
 import Testing
+
+@testable import OprunCore
 
 @Suite struct QueueReadyHeapTests {
   @Test func heapPopsByBandThenSequence() {

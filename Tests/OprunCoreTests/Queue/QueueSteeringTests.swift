@@ -1,5 +1,6 @@
-@testable import OprunCore
 import Testing
+
+@testable import OprunCore
 
 /// SPEC §8: a run's queues are live objects — suspension, limits, priorities.
 @Suite struct QueueSteeringTests {

@@ -1,9 +1,11 @@
-@testable import OprunCore
 import Testing
+
+@testable import OprunCore
 
 /// `oprun jobs.yaml JOB...`: a run restricted to named jobs and their dependencies.
 @Suite struct TargetTests {
-  let graph = makeGraph("queue net\nfetch queue=net\nlint\nbuild <- fetch\ntest <- build\ndocs <- fetch\nrelease <- test,docs")
+  let graph = makeGraph(
+    "queue net\nfetch queue=net\nlint\nbuild <- fetch\ntest <- build\ndocs <- fetch\nrelease <- test,docs")
 
   @Test func namedJobKeepsItsTransitiveDependencies() throws {
     let restricted = try graph.restricted(to: ["test"])
