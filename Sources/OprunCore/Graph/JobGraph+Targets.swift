@@ -1,0 +1,94 @@
+/// A job named on the command line that the manifest does not have.
+public struct TargetError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// The name as given.
+  public var name: String
+  /// The closest job name, when one is close enough to be a likely typo.
+  public var suggestion: String?
+
+  public init(name: String, suggestion: String?) {
+    self.name = name
+    self.suggestion = suggestion
+  }
+
+  public var description: String {
+    let hint = suggestion.map { " (did you mean '\($0)'?)" } ?? ""
+    return "unknown job '\(name)'\(hint)"
+  }
+}
+
+extension JobGraph {
+  /// The graph of the jobs called `names` and everything they depend on, transitively
+  /// (barrier edges included), as `oprun jobs.yaml JOB...` runs it.
+  ///
+  /// Ids are made dense again in manifest order; dependents outside the selection are
+  /// dropped; every queue stays, with its id. The `manifest` is kept as read. The first
+  /// unknown name throws, with the closest job name as a suggestion.
+  public func restricted(to names: [String]) throws(TargetError) -> JobGraph {
+    var idByName: [String: JobID] = [:]
+    for job in jobs { idByName[job.name] = job.id }
+    var selected = Array(repeating: false, count: jobs.count)
+    var stack: [JobID] = []
+    for name in names {
+      guard let id = idByName[name] else {
+        throw TargetError(name: name, suggestion: closestJobName(to: name))
+      }
+      stack.append(id)
+    }
+    while let job = stack.popLast() {
+      guard !selected[job] else { continue }
+      selected[job] = true
+      stack.append(contentsOf: jobs[job].dependencies.lazy.filter { !selected[$0] })
+    }
+    return keeping(selected)
+  }
+
+  /// The jobs where `selected` is true, re-indexed; `selected` must be closed under dependencies.
+  private func keeping(_ selected: [Bool]) -> JobGraph {
+    var newID = Array(repeating: -1, count: jobs.count)
+    var next = 0
+    for job in jobs.indices where selected[job] {
+      newID[job] = next
+      next += 1
+    }
+    var kept: [JobNode] = []
+    kept.reserveCapacity(next)
+    for var job in jobs where selected[job.id] {
+      job.id = newID[job.id]
+      job.dependencies = job.dependencies.map { newID[$0] }
+      job.dependents = job.dependents.compactMap { newID[$0] >= 0 ? newID[$0] : nil }
+      kept.append(job)
+    }
+    return JobGraph(manifest: manifest, queues: queues, jobs: kept)
+  }
+
+  /// The job name nearest to `name` by edit distance, if it is near enough to be a typo.
+  func closestJobName(to name: String) -> String? {
+    let typed = Array(name.unicodeScalars)
+    let allowed = max(2, typed.count / 3)
+    var best: (name: String, distance: Int)?
+    for job in jobs {
+      let distance = editDistance(typed, Array(job.name.unicodeScalars))
+      if distance <= allowed, distance < best?.distance ?? .max {
+        best = (job.name, distance)
+      }
+    }
+    return best?.name
+  }
+}
+
+/// Levenshtein distance: insertions, deletions and substitutions each cost 1.
+private func editDistance(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]) -> Int {
+  guard !a.isEmpty else { return b.count }
+  guard !b.isEmpty else { return a.count }
+  var previous = Array(0...b.count)
+  var current = Array(repeating: 0, count: b.count + 1)
+  for i in 1...a.count {
+    current[0] = i
+    for j in 1...b.count {
+      let substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
+      current[j] = min(substitution, previous[j] + 1, current[j - 1] + 1)
+    }
+    swap(&previous, &current)
+  }
+  return previous[b.count]
+}

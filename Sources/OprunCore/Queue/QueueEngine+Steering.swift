@@ -1,0 +1,39 @@
+extension QueueEngine {
+  /// `isSuspended`: a suspended queue starts nothing (not even cancelled jobs, which need a
+  /// slot to finish); its executing jobs go on. Emits `queue` when the flag changes.
+  public func setSuspended(_ queue: QueueID, _ suspended: Bool) {
+    guard queues[queue].suspended != suspended else { return }
+    queues[queue].suspended = suspended
+    emit(.queueSuspended(queue: queue, suspended: suspended))
+    if !suspended { listQueue(queue) }
+  }
+
+  /// `maxConcurrentOperationCount`, live: raising it lets ``nextLaunches()`` start more now;
+  /// lowering it stops nothing that runs. Priority bands stay as the run started.
+  /// Emits `limit`. `limit` must be at least 1.
+  public func setMaxConcurrent(_ queue: QueueID, _ limit: Int) {
+    precondition(limit >= 1, "a queue's max-concurrent must be at least 1")
+    queues[queue].maxConcurrent = limit
+    emit(.limit(queue: queue, maxConcurrent: limit))
+    listQueue(queue)
+  }
+
+  /// `queuePriority` of a job that has not started: it moves to the end of its new band,
+  /// as Foundation re-queues it. Emits `priority` when it changes anything.
+  public func setPriority(_ job: JobID, _ priority: Priority) -> PriorityResult {
+    switch phase[job] {
+    case .finished:
+      return .finished
+    case .launching, .executing:
+      return .started
+    case .pending, .ready:
+      bands[job] = priority
+      sequences[job] = nextSequence
+      nextSequence += 1
+      emit(.priority(job: job, priority: priority))
+      // The old heap entry, if any, now carries a stale sequence and is skipped when it surfaces.
+      if phase[job] == .ready { enqueue(job) }
+      return .changed
+    }
+  }
+}

@@ -1,0 +1,37 @@
+/// An operation the executor is to start now: run every command of `job`.
+///
+/// From the moment ``QueueEngine/nextLaunches()`` returns it, the job holds a slot of its
+/// queue and counts as started: it is no longer re-prioritised or cancelled as a queued job.
+/// The executor answers with ``QueueEngine/didStart(_:pids:)`` once its processes exist
+/// (a spawn that failed is `didStart(job, pids: [])` then `didFinish` with exit status 127),
+/// and with ``QueueEngine/didFinish(_:termination:)`` when they have all exited.
+public struct Launch: Equatable, Sendable {
+  public var job: JobID
+  /// 1 for the first run, raised for each retry; `OPRUN_ATTEMPT`.
+  public var attempt: Int
+
+  public init(job: JobID, attempt: Int) {
+    self.job = job
+    self.attempt = attempt
+  }
+}
+
+/// What ``QueueEngine/cancel(_:reason:)`` did, as `oprun ctl cancel` reports it.
+public enum CancelResult: Equatable, Sendable {
+  /// The flag was raised now (and a `cancelled` event emitted).
+  case cancelled
+  /// The flag was already raised; nothing changed.
+  case alreadyCancelled
+  /// The job had finished; nothing changed, as `Operation.cancel()` after finish.
+  case alreadyFinished
+}
+
+/// What ``QueueEngine/setPriority(_:_:)`` did: `queuePriority` only moves a waiting job.
+public enum PriorityResult: Equatable, Sendable {
+  /// The job waits in its new band, after every job already there.
+  case changed
+  /// The job has started (or holds a slot to start); nothing changed.
+  case started
+  /// The job has finished; nothing changed.
+  case finished
+}

@@ -1,0 +1,134 @@
+/// The operation queues of one run: Foundation's `Operation`/`OperationQueue` semantics,
+/// without processes, threads or a clock of its own.
+///
+/// The executor drives it from one thread: ``start()``, then repeatedly ``nextLaunches()``,
+/// starting what it returns and reporting back with ``didStart(_:pids:)`` and
+/// ``didFinish(_:termination:)``, until ``isDrained``. Steering (cancel, suspend, limits,
+/// priorities) may come in between, from signals or the control socket. Every transition
+/// and every raised cancelled flag is delivered, in order, to the observers; the engine never
+/// signals a process itself: the executor acts on `cancelled` events for the jobs it runs.
+/// Observers must not call back into the engine while they are being notified.
+///
+/// Ready operations of a queue wait in a ``ReadyHeap``; only queues that may have startable
+/// work are visited, so starting N operations costs O(N log N) whatever the graph's shape.
+public final class QueueEngine {
+  /// The jobs and queues this run was made from.
+  public let graph: JobGraph
+  public let failurePolicy: FailurePolicy
+  let clock: () -> Double
+  var observers: [any RunObserver] = []
+
+  // Per job, indexed by JobID.
+
+  var phase: [Phase]
+  /// Non-nil exactly when the cancelled flag is raised; it is never lowered.
+  var cancelReason: [CancelReason?]
+  /// Non-nil exactly when `phase` is `.finished`.
+  var outcomes: [Outcome?]
+  /// How the last attempt's processes ended; nil until one did.
+  var terminations: [Termination?]
+  /// 1-based; raised when a failed attempt goes back to ready.
+  var attempts: [Int]
+  /// The pids of the current attempt while it executes, else empty.
+  var currentPids: [[Int32]]
+  /// The clock's value when the current attempt began executing.
+  var executingSince: [Double]
+  /// Dependencies not finished yet; meaningful while `phase` is `.pending`.
+  var unfinishedDependencies: [Int]
+  /// Finished dependencies whose outcome was not `succeeded`; what `run-if` reads.
+  var unsuccessfulDependencies: [Int]
+  /// The executor's timer fired for the current attempt.
+  var attemptTimedOut: [Bool]
+  /// The priority band: the explicit priority, else (off serial queues) the QoS band.
+  var bands: [Priority]
+  /// The position within the band: manifest index, or a fresh number after a live
+  /// priority change. Unique per job; the ready heap's live entry for a job carries it.
+  var sequences: [Int]
+  var nextSequence: Int
+
+  // Per queue, indexed by QueueID.
+
+  var queues: [QueueRuntime]
+  /// Queues that may be able to start something; each listed at most once (`isListed`).
+  var queuesWithWork: [QueueID] = []
+
+  var finishedCount = 0
+  var outcomeCounts: [Outcome: Int]
+  /// `on-failure: stop` has fired: only `run-if` always/failure jobs start from now on.
+  var stopTriggered = false
+  var hasStarted = false
+
+  /// A run of `graph` whose events are stamped with `clock()` (seconds since the run started).
+  public init(graph: JobGraph, failurePolicy: FailurePolicy, clock: @escaping () -> Double) {
+    self.graph = graph
+    self.failurePolicy = failurePolicy
+    self.clock = clock
+    let count = graph.jobs.count
+    phase = Array(repeating: .pending, count: count)
+    cancelReason = Array(repeating: nil, count: count)
+    outcomes = Array(repeating: nil, count: count)
+    terminations = Array(repeating: nil, count: count)
+    attempts = Array(repeating: 1, count: count)
+    currentPids = Array(repeating: [], count: count)
+    executingSince = Array(repeating: 0, count: count)
+    unfinishedDependencies = graph.jobs.map(\.dependencies.count)
+    unsuccessfulDependencies = Array(repeating: 0, count: count)
+    attemptTimedOut = Array(repeating: false, count: count)
+    bands = graph.jobs.map { job in job.band(onSerialQueue: graph.queues[job.queue].maxConcurrent == 1) }
+    sequences = Array(0..<count)
+    nextSequence = count
+    queues = graph.queues.map { QueueRuntime(maxConcurrent: $0.maxConcurrent) }
+    outcomeCounts = Dictionary(uniqueKeysWithValues: Outcome.allCases.map { ($0, 0) })
+  }
+
+  /// Delivers every later event to `observer`, after the observers added before it.
+  public func addObserver(_ observer: any RunObserver) {
+    observers.append(observer)
+  }
+
+  func emit(_ kind: RunEvent.Kind, at time: Double) {
+    guard !observers.isEmpty else { return }
+    let event = RunEvent(time: time, kind)
+    for observer in observers { observer.observe(event) }
+  }
+
+  func emit(_ kind: RunEvent.Kind) {
+    guard !observers.isEmpty else { return }
+    emit(kind, at: clock())
+  }
+
+  func queue(of job: JobID) -> QueueID { graph.jobs[job].queue }
+}
+
+/// Where a job is in its life; finer than ``JobState`` by one step.
+enum Phase {
+  case pending
+  /// In its queue's ready heap.
+  case ready
+  /// Handed to the executor by `nextLaunches()`: holds a slot, not yet executing.
+  case launching
+  case executing
+  case finished
+
+  var state: JobState {
+    switch self {
+    case .pending: .pending
+    case .ready, .launching: .ready
+    case .executing: .executing
+    case .finished: .finished
+    }
+  }
+}
+
+/// The live state of one queue.
+struct QueueRuntime {
+  var heap = ReadyHeap()
+  /// Slots held: jobs launching or executing. May exceed `maxConcurrent` after it is lowered.
+  var running = 0
+  var maxConcurrent: Int
+  var suspended = false
+  /// In `QueueEngine.queuesWithWork`.
+  var isListed = false
+
+  var hasFreeSlot: Bool { !suspended && running < maxConcurrent }
+}

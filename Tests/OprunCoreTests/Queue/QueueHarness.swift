@@ -1,0 +1,119 @@
+@testable import OprunCore
+
+/// Records every event an engine emits, and renders them as short lines for tests.
+final class EventLog: RunObserver {
+  private(set) var events: [RunEvent] = []
+  let graph: JobGraph
+
+  init(graph: JobGraph) {
+    self.graph = graph
+  }
+
+  func observe(_ event: RunEvent) {
+    events.append(event)
+  }
+
+  func clear() {
+    events.removeAll()
+  }
+
+  /// `a pending>ready`, `a executing>finished failed`, `a cancelled control`,
+  /// `queue net suspended`, `queue net limit 3`, `a priority high`.
+  var lines: [String] {
+    events.compactMap { event in
+      switch event.kind {
+      case .transition(let transition):
+        let outcome = transition.outcome.map { " \($0.rawValue)" } ?? ""
+        return "\(name(transition.job)) \(transition.from)>\(transition.to)\(outcome)"
+      case .cancelled(let job, let reason):
+        return "\(name(job)) cancelled \(reason.rawValue)"
+      case .queueSuspended(let queue, let suspended):
+        return "queue \(graph.queues[queue].name) \(suspended ? "suspended" : "resumed")"
+      case .limit(let queue, let limit):
+        return "queue \(graph.queues[queue].name) limit \(limit)"
+      case .priority(let job, let priority):
+        return "\(name(job)) priority \(priority.word)"
+      default:
+        return nil
+      }
+    }
+  }
+
+  var transitions: [Transition] {
+    events.compactMap { event in
+      if case .transition(let transition) = event.kind { return transition }
+      return nil
+    }
+  }
+
+  /// The lines about one job.
+  func lines(of job: String) -> [String] {
+    lines.filter { $0.hasPrefix(job + " ") }
+  }
+
+  private func name(_ job: JobID) -> String { graph.jobs[job].name }
+}
+
+/// An engine, its event log and a hand-driven fake executor, addressed by job names.
+final class QueueHarness {
+  let graph: JobGraph
+  let engine: QueueEngine
+  let log: EventLog
+  var now: Double = 0
+
+  init(_ description: String, failurePolicy: FailurePolicy = .stop) {
+    self.graph = makeGraph(description)
+    let log = EventLog(graph: graph)
+    self.log = log
+    var clockSource: () -> Double = { 0 }
+    engine = QueueEngine(graph: graph, failurePolicy: failurePolicy, clock: { clockSource() })
+    clockSource = { [unowned self] in self.now }
+    engine.addObserver(log)
+  }
+
+  func id(_ name: String) -> JobID { graph.job(named: name)! }
+  func queue(_ name: String) -> QueueID { graph.queue(named: name)! }
+  func names(_ jobs: [JobID]) -> [String] { jobs.map { graph.jobs[$0].name } }
+
+  func start() {
+    engine.start()
+  }
+
+  /// The jobs `nextLaunches()` hands out, each started at once with pids 1000+id.
+  @discardableResult
+  func launch() -> [String] {
+    let launches = engine.nextLaunches()
+    for launch in launches {
+      engine.didStart(
+        launch.job, pids: graph.jobs[launch.job].commands.indices.map { Int32(1000 + launch.job * 10 + $0) })
+    }
+    engine.checkInvariants()
+    return names(launches.map(\.job))
+  }
+
+  func finish(_ name: String, _ termination: Termination = .exited(0)) {
+    engine.didFinish(id(name), termination: termination)
+    engine.checkInvariants()
+  }
+
+  func fail(_ name: String, code: Int32 = 1) {
+    finish(name, .exited(code))
+  }
+
+  /// Launches and finishes everything, one batch at a time, in start order, ending each
+  /// job by `terminations[name]` (default success). Returns the start order.
+  @discardableResult
+  func runToEnd(_ terminations: [String: Termination] = [:]) -> [String] {
+    var order: [String] = []
+    while true {
+      let batch = launch()
+      if batch.isEmpty { break }
+      order += batch
+      for name in batch { finish(name, terminations[name] ?? .exited(0)) }
+    }
+    return order
+  }
+
+  func outcome(_ name: String) -> Outcome? { engine.outcome(of: id(name)) }
+  func state(_ name: String) -> JobState { engine.state(of: id(name)) }
+}
