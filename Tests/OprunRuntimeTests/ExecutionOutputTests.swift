@@ -42,10 +42,17 @@ import Testing
     #expect(record.outputCallsAfterExit == 0)
   }
 
-  @Test func bytesWrittenJustBeforeExitAreNotLost() throws {
-    for _ in 0..<20 {
-      let record = try runChild("sleep 1000 & head -c 300000 /dev/zero | tr '\\0' x; kill $!", framing: .chunks)
-      #expect(record.bytes(of: .stdout).count == 300_000)
+  @Test(arguments: [OutputFraming.chunks, .lines])
+  func bytesWrittenBeforeExitAreNotLostWhileAGrandchildHoldsThePipe(framing: OutputFraming) throws {
+    for _ in 0..<10 {
+      let loop = EventLoop()
+      let (process, record) = try startChild(
+        "sleep 1000 & head -c 300000 /dev/zero | tr '\\0' x; printf end", loop: loop, framing: framing)
+      runLoop(loop) { record.termination != nil }
+      signalGroup(process.processGroup, SIGKILL)
+      let output = record.bytes(of: .stdout)
+      #expect(output.count == 300_003)
+      #expect(output.suffix(3) == Array("end".utf8)[...])
     }
   }
 

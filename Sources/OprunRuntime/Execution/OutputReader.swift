@@ -4,15 +4,15 @@ import OprunCore
 
 /// Reads one output pipe of a child for the event loop, and owns its read end.
 ///
-/// Delivers what it reads through the framing; `drainForExit` takes exactly
-/// what was already in the pipe when the process exited, so a grandchild that
-/// keeps the pipe open cannot hold up the exit. After that the reader only
-/// discards, until end of file, so such a grandchild does not die of SIGPIPE.
+/// Delivers what it reads through the framing; `drainForExit` takes what was
+/// already in the pipe when the process exited, so a grandchild that keeps the
+/// pipe open cannot hold up the exit. After that the reader only drops what it
+/// reads, until end of file, so such a grandchild does not die of SIGPIPE.
 final class OutputReader {
   let fd: Int32
   let stream: OutputStream
   private var splitter: LineSplitter?
-  /// Nil once the reader discards.
+  /// Nil once the process has exited: what comes later is dropped.
   private var handler: OutputHandler?
   private(set) var isClosed = false
 
@@ -42,7 +42,11 @@ final class OutputReader {
     return false
   }
 
-  /// Reads the bytes waiting in the pipe now, and delivers the last partial line.
+  /// Takes what a process left in the pipe when it exited: reads the bytes
+  /// waiting now (every byte written before the exit, perhaps a few after),
+  /// delivers the last partial line, and stops delivering. True when the pipe
+  /// is at end of file (nobody else holds it); otherwise the reader goes on
+  /// reading and dropping until it is.
   func drainForExit(using loop: EventLoop) -> Bool {
     var remaining = Int(max(oprun_bytes_readable(fd), 0))
     while remaining > 0 {
@@ -53,14 +57,10 @@ final class OutputReader {
       }
     }
     flushPartialLine()
-    return false
-  }
-
-  /// From now on, read and drop.
-  func discardFromNowOn() {
-    flushPartialLine()
     handler = nil
     splitter = nil
+    if case .endOfFile = readOnce(using: loop, limit: EventLoop.readSize) { return true }
+    return false
   }
 
   /// Delivers a partial line, if any, then closes the read end.

@@ -51,7 +51,7 @@ final class ProcessWatch {
     close(process.pidfd)
     pidfdIsOpen = false
     for reader in readers where !reader.isClosed {
-      if reader.drainForExit(using: loop) { finish(reader) } else { reader.discardFromNowOn() }
+      if reader.drainForExit(using: loop) { finish(reader) }
     }
     if process.holdsTerminal { Terminal.reclaimForeground() }
     let onExit = self.onExit
