@@ -11,12 +11,12 @@
 #include <unistd.h>
 
 // The child runs in the parent's memory (vfork) until it execs, so it only
-// makes raw system calls: no libc state, no sanitizer interceptors, no
-// handlers of the parent's. Under ThreadSanitizer vfork becomes fork, which is
+// makes raw system calls through syscall(2): no libc locks or caches, no
+// sanitizer interceptors, no handlers of the parent's. Under ThreadSanitizer vfork becomes fork, which is
 // why failures travel through a close-on-exec pipe rather than shared memory.
 
 struct kernel_sigaction {
-  void *handler;
+  void (*handler)(int);
   unsigned long flags;
   void *restorer;
   unsigned long mask;

@@ -18,11 +18,13 @@ struct ExecutionBenchmarkTests {
     func startOne() throws {
       let process = try spawner.spawn(request).get()
       started += 1
-      loop.watchProcess(process, output: .chunks, onOutput: { _, _ in }) { termination in
-        finished += 1
-        if termination != .exited(0) { failures += 1 }
-        if started < count { try? startOne() }
-      }
+      loop.watchProcess(
+        process, output: .chunks, onOutput: { _, _ in },
+        onExit: { termination in
+          finished += 1
+          if termination != .exited(0) { failures += 1 }
+          if started < count { try? startOne() }
+        })
     }
     let begin = MonotonicClock.now()
     for _ in 0..<width { try startOne() }
@@ -43,7 +45,8 @@ struct ExecutionBenchmarkTests {
 
   @Test(arguments: [OutputFraming.chunks, .lines])
   func outputThroughput(framing: OutputFraming) throws {
-    let command = "yes 0123456789012345678901234567890123456789012345678901234567890123456789012345678 | head -c 200000000"
+    let command =
+      "yes 0123456789012345678901234567890123456789012345678901234567890123456789012345678 | head -c 200000000"
     let loop = EventLoop()
     let process = try Spawner().spawn(SpawnRequest(command: command, environment: ["PATH=/usr/bin:/bin"])).get()
     var bytes = 0

@@ -1,7 +1,8 @@
 import Glibc
 import OprunCore
-@testable import OprunRuntime
 import Testing
+
+@testable import OprunRuntime
 
 @Suite struct ExecutionOutputTests {
   @Test func twoHundredMegabytesArriveRawWithNothingLost() throws {

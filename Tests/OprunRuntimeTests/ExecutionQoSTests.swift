@@ -7,7 +7,8 @@ import Testing
   /// Whether this process may lower a niceness to `target` (CAP_SYS_NICE or RLIMIT_NICE).
   static func mayLowerNiceness(to target: Int32) -> Bool {
     let status = readTextFile("/proc/self/status") ?? ""
-    let capabilities = status.split(separator: "\n").first { $0.hasPrefix("CapEff:") }
+    let capabilities =
+      status.split(separator: "\n").first { $0.hasPrefix("CapEff:") }
       .flatMap { UInt64($0.split(separator: "\t").last ?? "", radix: 16) } ?? 0
     let capSysNice: UInt64 = 1 << 23
     if capabilities & capSysNice != 0 { return true }

@@ -22,7 +22,8 @@ import Testing
   }
 
   @Test func environmentReachesTheChildExactly() throws {
-    let record = try runChild("echo \"$GREETING\"; env | sort", environment: ["GREETING=hello world", "PATH=/usr/bin:/bin"])
+    let record = try runChild(
+      "echo \"$GREETING\"; env | sort", environment: ["GREETING=hello world", "PATH=/usr/bin:/bin"])
     let lines = record.text(of: .stdout).split(separator: "\n")
     #expect(lines.first == "hello world")
     #expect(lines.contains("GREETING=hello world"))

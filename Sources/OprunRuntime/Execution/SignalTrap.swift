@@ -30,8 +30,12 @@ public final class SignalTrap {
   {
     var fds: [Int32] = [-1, -1]
     guard oprun_pipe_cloexec(&fds, 1) == 0 else { throw SystemError("pipe2") }
+    // A handler must never block on a full pipe.
     _ = fcntl(fds[1], F_SETFL, O_NONBLOCK)
-    (readEnd, writeEnd, self.loop, self.onSignal) = (fds[0], fds[1], loop, onSignal)
+    readEnd = fds[0]
+    writeEnd = fds[1]
+    self.loop = loop
+    self.onSignal = onSignal
     guard oprun_signal_trap_claim(writeEnd) == 0 else {
       let error = SystemError("signal trap (one is already installed)")
       close(readEnd)
