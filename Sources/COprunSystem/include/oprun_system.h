@@ -1,4 +1,129 @@
 #ifndef OPRUN_SYSTEM_H
 #define OPRUN_SYSTEM_H
-// Thin wrappers for the Linux calls Glibc's Swift module does not expose.
+// Thin wrappers for the Linux calls Glibc's Swift module does not expose, the
+// spawn that applies a job's QoS before its command runs, and the signal
+// handlers that only record.
+
+#include <sys/types.h>
+
+// MARK: - Descriptors
+
+/// pipe2(O_CLOEXEC), with O_NONBLOCK on the read end only when asked.
+/// Returns 0, or -1 with errno set.
+int oprun_pipe_cloexec(int fds[2], int nonblocking_read_end);
+
+/// pidfd_open(pid, 0): a close-on-exec descriptor that becomes readable when
+/// the process exits. Returns -1 with errno set on failure.
+int oprun_pidfd_open(pid_t pid);
+
+/// Bytes waiting in a pipe (FIONREAD), or -1 with errno set.
+int oprun_bytes_readable(int fd);
+
+/// CPUs this process may run on (its affinity mask), or sysconf's online count.
+int oprun_cpu_count_available(void);
+
+// MARK: - Scheduling
+
+/// ioprio_get(IOPRIO_WHO_PROCESS, pid): class << 13 | level, or -1 with errno.
+int oprun_ioprio_get(pid_t pid);
+
+/// The I/O priority value for a class (1 realtime, 2 best-effort, 3 idle) and level.
+int oprun_ioprio_value(int io_class, int level);
+
+// MARK: - Spawning
+
+/// What the child does between its creation and its command.
+struct oprun_spawn_plan {
+  /// Absolute path of the program, argv and envp as execve takes them.
+  const char *path;
+  char *const *argv;
+  char *const *envp;
+  /// Directory to change to, or NULL to stay.
+  const char *directory;
+  /// Descriptors to become 0, 1, 2 in the child; -1 leaves that one inherited.
+  int stdin_fd;
+  int stdout_fd;
+  int stderr_fd;
+  /// When non-zero, setpriority(PRIO_PROCESS, 0, nice) is tried; a refusal
+  /// (no privilege to lower it) leaves the inherited niceness.
+  int set_nice;
+  int nice;
+  /// When non-zero, ioprio_set(IOPRIO_WHO_PROCESS, 0, ioprio) is tried.
+  int ioprio;
+  /// A terminal descriptor whose foreground process group the child takes, or -1.
+  int terminal_fd;
+};
+
+/// Where a spawn failed, in oprun_spawn_failure.stage.
+enum oprun_spawn_stage {
+  OPRUN_SPAWN_STAGE_NONE = 0,
+  OPRUN_SPAWN_STAGE_FORK = 1,
+  OPRUN_SPAWN_STAGE_SETUP = 2,
+  OPRUN_SPAWN_STAGE_DIRECTORY = 3,
+  OPRUN_SPAWN_STAGE_EXEC = 4,
+};
+
+struct oprun_spawn_failure {
+  int stage;
+  int error;
+};
+
+/// Starts `plan->path` in a new process group (pgid = pid) with every signal
+/// at its default action, an empty signal mask, and the plan's niceness and
+/// I/O priority applied before exec. Returns the child's pid; or -1 with
+/// `failure` filled in, in which case no child is left running (a child that
+/// failed after its creation has been reaped).
+pid_t oprun_spawn(const struct oprun_spawn_plan *plan, struct oprun_spawn_failure *failure);
+
+// MARK: - Signals
+
+/// Makes `fd` the descriptor the recording handler writes signal numbers to.
+/// Only one trap exists per process: returns -1 with errno EBUSY when one is
+/// already claimed, else 0.
+int oprun_signal_trap_claim(int fd);
+
+/// Forgets the trap's descriptor: the handler then records nothing.
+void oprun_signal_trap_release(void);
+
+/// The handler: writes the signal number as one byte to the trap's descriptor.
+/// Async-signal-safe; keeps errno.
+void oprun_signal_trap_record(int signal_number);
+
+/// Installs the recording handler for `signal_number`, saving the action it
+/// replaces (the first time only). A signal oprun was started with ignored
+/// (nohup, `&` in a script) stays ignored, as shells and make leave it: then
+/// returns 1. Otherwise returns 0, or -1 with errno.
+int oprun_signal_trap_install(int signal_number);
+
+/// Sets `signal_number` to SIG_IGN, saving the action it replaces (the first
+/// time only). Returns 0, or -1 with errno.
+int oprun_signal_trap_ignore(int signal_number);
+
+/// Sets `signal_number` to SIG_DFL, saving the action it replaces (the first
+/// time only). Returns 0, or -1 with errno.
+int oprun_signal_trap_default(int signal_number);
+
+/// Puts back the action saved for `signal_number`, if any. Returns 0, or -1 with errno.
+int oprun_signal_trap_restore(int signal_number);
+
+/// Sets `signal_number` to SIG_DFL without forgetting the saved action.
+int oprun_signal_set_default(int signal_number);
+
+enum oprun_signal_disposition {
+  OPRUN_SIGNAL_DEFAULT = 0,
+  OPRUN_SIGNAL_IGNORED = 1,
+  OPRUN_SIGNAL_RECORDED = 2,
+  OPRUN_SIGNAL_OTHER = 3,
+};
+
+/// What `signal_number` is set to do now (an oprun_signal_disposition), or -1 with errno.
+int oprun_signal_disposition(int signal_number);
+
+/// Unblocks `signal_number` in the calling thread. Returns 0, or an error number.
+int oprun_signal_unblock(int signal_number);
+
+/// tcsetpgrp(fd, pgid) with SIGTTOU blocked in the calling thread, so a
+/// process in a background group may hand the terminal over. Returns 0 or -1 with errno.
+int oprun_terminal_set_foreground(int fd, pid_t pgid);
+
 #endif

@@ -1,0 +1,32 @@
+#define _GNU_SOURCE
+#include "oprun_system.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+
+int oprun_pipe_cloexec(int fds[2], int nonblocking_read_end) {
+  if (pipe2(fds, O_CLOEXEC) != 0) return -1;
+  if (nonblocking_read_end && fcntl(fds[0], F_SETFL, O_NONBLOCK) != 0) {
+    int error = errno;
+    close(fds[0]);
+    close(fds[1]);
+    errno = error;
+    return -1;
+  }
+  return 0;
+}
+
+int oprun_pidfd_open(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
+
+int oprun_bytes_readable(int fd) {
+  int count = 0;
+  if (ioctl(fd, FIONREAD, &count) != 0) return -1;
+  return count;
+}

@@ -1,1 +1,0 @@
-#include "oprun_system.h"

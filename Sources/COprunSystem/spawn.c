@@ -1,0 +1,131 @@
+#define _GNU_SOURCE
+#include "oprun_system.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+// The child runs in the parent's memory (vfork) until it execs, so it only
+// makes raw system calls through syscall(2): no libc locks or caches, no
+// sanitizer interceptors, no handlers of the parent's. Under ThreadSanitizer vfork becomes fork, which is
+// why failures travel through a close-on-exec pipe rather than shared memory.
+
+struct kernel_sigaction {
+  void (*handler)(int);
+  unsigned long flags;
+  void *restorer;
+  unsigned long mask;
+};
+
+enum { kernel_signal_count = 65, kernel_sigset_size = 8 };
+
+__attribute__((noreturn)) static void child_fail(int report_fd, int stage, int error) {
+  struct oprun_spawn_failure failure = {stage, error};
+  syscall(SYS_write, report_fd, &failure, sizeof failure);
+  syscall(SYS_exit_group, 127);
+  __builtin_unreachable();
+}
+
+static void child_reset_signal_actions(void) {
+  for (int signal_number = 1; signal_number < kernel_signal_count; signal_number++) {
+    if (signal_number == SIGKILL || signal_number == SIGSTOP) continue;
+    struct kernel_sigaction action = {SIG_DFL, 0, 0, 0};
+    syscall(SYS_rt_sigaction, signal_number, &action, 0, kernel_sigset_size);
+  }
+}
+
+// Moves a descriptor that is itself 0, 1 or 2 out of the way before the
+// targets are overwritten (possible when oprun was started with one closed).
+static int child_lift_above_stdio(int fd) {
+  if (fd < 0 || fd > 2) return fd;
+  return (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 3);
+}
+
+static void child_install_stdio(const struct oprun_spawn_plan *plan, int report_fd) {
+  int sources[3] = {plan->stdin_fd, plan->stdout_fd, plan->stderr_fd};
+  for (int target = 0; target < 3; target++) {
+    sources[target] = child_lift_above_stdio(sources[target]);
+  }
+  for (int target = 0; target < 3; target++) {
+    if (sources[target] < 0) continue;
+    if (syscall(SYS_dup3, sources[target], target, 0) < 0) {
+      child_fail(report_fd, OPRUN_SPAWN_STAGE_SETUP, errno);
+    }
+  }
+}
+
+__attribute__((noreturn)) static void child_run(const struct oprun_spawn_plan *plan, int report_fd) {
+  child_reset_signal_actions();
+  if (syscall(SYS_setpgid, 0, 0) != 0) child_fail(report_fd, OPRUN_SPAWN_STAGE_SETUP, errno);
+  if (plan->terminal_fd >= 0) {
+    pid_t self = (pid_t)syscall(SYS_getpid);
+    syscall(SYS_ioctl, plan->terminal_fd, TIOCSPGRP, &self);
+  }
+  // Refusals are expected (lowering niceness needs privilege) and leave what was inherited.
+  if (plan->set_nice) syscall(SYS_setpriority, PRIO_PROCESS, 0, plan->nice);
+  if (plan->ioprio) syscall(SYS_ioprio_set, 1, 0, plan->ioprio);
+  if (plan->directory && syscall(SYS_chdir, plan->directory) != 0) {
+    child_fail(report_fd, OPRUN_SPAWN_STAGE_DIRECTORY, errno);
+  }
+  child_install_stdio(plan, report_fd);
+  unsigned long empty_mask = 0;
+  syscall(SYS_rt_sigprocmask, SIG_SETMASK, &empty_mask, 0, kernel_sigset_size);
+  syscall(SYS_execve, plan->path, plan->argv, plan->envp);
+  child_fail(report_fd, OPRUN_SPAWN_STAGE_EXEC, errno);
+}
+
+static ssize_t read_fully(int fd, void *buffer, size_t size) {
+  size_t done = 0;
+  while (done < size) {
+    ssize_t count = read(fd, (char *)buffer + done, size - done);
+    if (count < 0 && errno == EINTR) continue;
+    if (count <= 0) break;
+    done += (size_t)count;
+  }
+  return (ssize_t)done;
+}
+
+static void reap(pid_t pid) {
+  while (waitpid(pid, 0, 0) < 0 && errno == EINTR) {
+  }
+}
+
+pid_t oprun_spawn(const struct oprun_spawn_plan *plan, struct oprun_spawn_failure *failure) {
+  failure->stage = OPRUN_SPAWN_STAGE_NONE;
+  failure->error = 0;
+  int report[2];
+  if (pipe2(report, O_CLOEXEC) != 0) {
+    failure->stage = OPRUN_SPAWN_STAGE_FORK;
+    failure->error = errno;
+    return -1;
+  }
+  // No handler of ours may run in the child while it shares our memory.
+  sigset_t all, previous;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &previous);
+  pid_t pid = vfork();
+  if (pid == 0) child_run(plan, report[1]);
+  int fork_error = errno;
+  pthread_sigmask(SIG_SETMASK, &previous, 0);
+  close(report[1]);
+  if (pid < 0) {
+    close(report[0]);
+    failure->stage = OPRUN_SPAWN_STAGE_FORK;
+    failure->error = fork_error;
+    return -1;
+  }
+  struct oprun_spawn_failure reported;
+  ssize_t count = read_fully(report[0], &reported, sizeof reported);
+  close(report[0]);
+  if (count == (ssize_t)sizeof reported) {
+    reap(pid);
+    *failure = reported;
+    return -1;
+  }
+  return pid;
+}

@@ -1,0 +1,112 @@
+import COprunSystem
+import Glibc
+import OprunCore
+
+/// Reads one output pipe of a child for the event loop, and owns its read end.
+///
+/// Delivers what it reads through the framing; `drainForExit` takes what was
+/// already in the pipe when the process exited, so a grandchild that keeps the
+/// pipe open cannot hold up the exit. After that the reader only drops what it
+/// reads, until end of file, so such a grandchild does not die of SIGPIPE.
+final class OutputReader {
+  let fd: Int32
+  let stream: OutputStream
+  private var splitter: LineSplitter?
+  /// Nil once the process has exited: what comes later is dropped.
+  private var handler: OutputHandler?
+  private(set) var isClosed = false
+
+  /// Reads taken per wake-up before letting other descriptors have a turn.
+  private static let readsPerTurn = 16
+
+  init(fd: Int32, stream: OutputStream, framing: OutputFraming, handler: @escaping OutputHandler) {
+    self.fd = fd
+    self.stream = stream
+    self.handler = handler
+    if case .lines(let maximumLength) = framing { splitter = LineSplitter(maximumLength: maximumLength) }
+  }
+
+  deinit {
+    if !isClosed { close(fd) }
+  }
+
+  /// Reads what the pipe holds (a bounded amount per turn); true at end of file.
+  func readAvailable(using loop: EventLoop) -> Bool {
+    for _ in 0..<Self.readsPerTurn {
+      switch readOnce(using: loop, limit: EventLoop.readSize) {
+      case .data: continue
+      case .wouldBlock: return false
+      case .endOfFile: return true
+      }
+    }
+    return false
+  }
+
+  /// Takes what a process left in the pipe when it exited: reads the bytes
+  /// waiting now (every byte written before the exit, perhaps a few after),
+  /// delivers the last partial line, and stops delivering. True when the pipe
+  /// is at end of file (nobody else holds it); otherwise the reader goes on
+  /// reading and dropping until it is.
+  func drainForExit(using loop: EventLoop) -> Bool {
+    var remaining = Int(max(oprun_bytes_readable(fd), 0))
+    while remaining > 0 {
+      switch readOnce(using: loop, limit: min(remaining, EventLoop.readSize)) {
+      case .data(let count): remaining -= count
+      case .wouldBlock: remaining = 0
+      case .endOfFile: return true
+      }
+    }
+    flushPartialLine()
+    handler = nil
+    splitter = nil
+    if case .endOfFile = readOnce(using: loop, limit: EventLoop.readSize) { return true }
+    return false
+  }
+
+  /// Delivers a partial line, if any, then closes the read end.
+  func finish() {
+    flushPartialLine()
+    if !isClosed {
+      close(fd)
+      isClosed = true
+    }
+  }
+
+  private enum ReadResult {
+    case data(Int)
+    case wouldBlock
+    case endOfFile
+  }
+
+  private func readOnce(using loop: EventLoop, limit: Int) -> ReadResult {
+    let count = loop.readBuffer.withUnsafeMutableBytes { buffer in
+      read(fd, buffer.baseAddress, limit)
+    }
+    if count > 0 {
+      deliver(loop.readBuffer[0..<count])
+      return .data(count)
+    }
+    if count == 0 { return .endOfFile }
+    switch errno {
+    case EINTR: return .data(0)
+    case EAGAIN: return .wouldBlock
+    default: return .endOfFile  // EIO and the like: nothing more will come.
+    }
+  }
+
+  private func deliver(_ chunk: ArraySlice<UInt8>) {
+    guard let handler else { return }
+    if splitter == nil {
+      handler(stream, chunk)
+      return
+    }
+    let stream = self.stream
+    splitter!.split(chunk) { handler(stream, $0) }
+  }
+
+  private func flushPartialLine() {
+    guard let handler else { return }
+    let stream = self.stream
+    splitter?.finish { handler(stream, $0) }
+  }
+}

@@ -1,0 +1,74 @@
+import Glibc
+import OprunCore
+
+/// One child as the event loop sees it: a pidfd and up to two output readers.
+///
+/// Lives as long as the loop watches one of its descriptors; the loop's
+/// callbacks hold it, it holds the loop unowned.
+final class ProcessWatch {
+  private let process: SpawnedProcess
+  private let readers: [OutputReader]
+  private var onExit: ((Termination) -> Void)?
+  private var pidfdIsOpen = true
+  private unowned let loop: EventLoop
+
+  init(
+    _ process: SpawnedProcess, framing: OutputFraming, loop: EventLoop, onOutput: @escaping OutputHandler,
+    onExit: @escaping (Termination) -> Void
+  ) {
+    self.process = process
+    self.loop = loop
+    self.onExit = onExit
+    let pipes: [(Int32?, OutputStream)] = [(process.stdout, .stdout), (process.stderr, .stderr)]
+    readers = pipes.compactMap { fd, stream in
+      fd.map { OutputReader(fd: $0, stream: stream, framing: framing, handler: onOutput) }
+    }
+  }
+
+  deinit {
+    if pidfdIsOpen { close(process.pidfd) }
+  }
+
+  func start() {
+    loop.watch(fd: process.pidfd) { [self] in pidfdReadable() }
+    for reader in readers {
+      loop.watch(fd: reader.fd) { [self, reader] in readable(reader) }
+    }
+  }
+
+  private func readable(_ reader: OutputReader) {
+    if reader.readAvailable(using: loop) { finish(reader) }
+  }
+
+  private func finish(_ reader: OutputReader) {
+    loop.unwatch(fd: reader.fd)
+    reader.finish()
+  }
+
+  private func pidfdReadable() {
+    guard let termination = reap() else { return }
+    loop.unwatch(fd: process.pidfd)
+    close(process.pidfd)
+    pidfdIsOpen = false
+    for reader in readers where !reader.isClosed {
+      if reader.drainForExit(using: loop) { finish(reader) }
+    }
+    if process.holdsTerminal { Terminal.reclaimForeground() }
+    let onExit = self.onExit
+    self.onExit = nil
+    onExit?(termination)
+  }
+
+  /// The child's termination, or nil if it has not ended after all. A status
+  /// taken by someone else (ECHILD: never by oprun, which waits for no other
+  /// pid) is unknown, and reported as exit status 255.
+  private func reap() -> Termination? {
+    var status: Int32 = 0
+    while true {
+      let result = waitpid(process.pid, &status, WNOHANG)
+      if result == process.pid { return Termination(waitStatus: status) }
+      if result == 0 { return nil }
+      if errno != EINTR { return .exited(255) }
+    }
+  }
+}

@@ -1,0 +1,51 @@
+import OprunCore
+
+/// One command to start as a child process.
+public struct SpawnRequest: Sendable, Equatable {
+  /// Run as `shell -c command`.
+  public var command: String
+  /// The child's whole environment, as `NAME=value` entries.
+  public var environment: [String]
+  /// The directory the child starts in; nil for oprun's own.
+  public var workingDirectory: String?
+  /// Niceness and I/O priority, applied before the command runs (see `QualityOfService.scheduling`).
+  public var qos: QualityOfService
+  /// Inherit oprun's standard input, output and error instead of /dev/null and
+  /// pipes; when standard input is the terminal and oprun holds its foreground,
+  /// the child's process group takes the foreground until it exits.
+  public var interactive: Bool
+  /// The shell that runs `command`.
+  public var shell: String
+
+  public init(
+    command: String, environment: [String], workingDirectory: String? = nil, qos: QualityOfService = .default,
+    interactive: Bool = false, shell: String = "/bin/sh"
+  ) {
+    self.command = command
+    self.environment = environment
+    self.workingDirectory = workingDirectory
+    self.qos = qos
+    self.interactive = interactive
+    self.shell = shell
+  }
+}
+
+/// A started child: the leader of its own process group (pgid = pid).
+///
+/// The descriptors belong to whoever holds this value: `EventLoop.watchProcess`
+/// takes them over and closes them.
+public struct SpawnedProcess: Sendable, Equatable {
+  public var pid: Int32
+  /// Readable once the process has exited (pidfd_open); close-on-exec.
+  public var pidfd: Int32
+  /// Non-blocking, close-on-exec read ends of the child's stdout and stderr;
+  /// nil for an interactive child.
+  public var stdout: Int32?
+  public var stderr: Int32?
+  /// The child's group holds the terminal's foreground; it goes back to oprun
+  /// when the child has exited.
+  public var holdsTerminal: Bool
+
+  /// The child's process group: its own pid.
+  public var processGroup: Int32 { pid }
+}

@@ -1,0 +1,99 @@
+import COprunSystem
+import Glibc
+import OprunCore
+
+/// Starts child processes the way every job's command starts: `shell -c
+/// command` in a new process group, every signal at its default action, an
+/// empty signal mask, standard input from /dev/null and output through pipes
+/// (unless interactive), the QoS applied before the command runs.
+///
+/// Not thread-safe: use it from the event loop's thread.
+public final class Spawner {
+  /// oprun's niceness when the spawner was made; QoS offsets are relative to it.
+  public let baseNiceness: Int32
+  private var nullDevice: Int32 = -1
+
+  public init() {
+    baseNiceness = currentNiceness()
+  }
+
+  deinit {
+    if nullDevice >= 0 { close(nullDevice) }
+  }
+
+  /// Starts `request`; a failure leaves nothing running and nothing open.
+  public func spawn(_ request: SpawnRequest) -> Result<SpawnedProcess, SpawnError> {
+    Result { () throws(SpawnError) in try start(request) }
+  }
+
+  private func start(_ request: SpawnRequest) throws(SpawnError) -> SpawnedProcess {
+    let stdinFd = request.interactive ? -1 : try openNullDevice()
+    let output = request.interactive ? nil : try OutputPipes()
+    let takesTerminal = request.interactive && Terminal.oprunHoldsForeground
+    let pid = try launch(request, stdin: stdinFd, output: output, takesTerminal: takesTerminal)
+    output?.closeWriteEnds()
+    let pidfd = oprun_pidfd_open(pid)
+    guard pidfd >= 0 else {
+      let error = SystemError("pidfd_open")
+      kill(pid, SIGKILL)
+      waitpid(pid, nil, 0)
+      output?.closeReadEnds()
+      throw .system(error)
+    }
+    return SpawnedProcess(
+      pid: pid, pidfd: pidfd, stdout: output?.stdout.read, stderr: output?.stderr.read,
+      holdsTerminal: takesTerminal)
+  }
+
+  private func launch(_ request: SpawnRequest, stdin: Int32, output: OutputPipes?, takesTerminal: Bool)
+    throws(SpawnError) -> pid_t
+  {
+    let arguments = CStringArray([request.shell, "-c", request.command])
+    let environment = CStringArray(request.environment)
+    let scheduling = request.qos.scheduling
+    let niceness = min(max(baseNiceness + scheduling.nicenessOffset, -20), 19)
+    var failure = oprun_spawn_failure()
+    let pid = request.shell.withCString { shell in
+      withOptionalCString(request.workingDirectory) { directory in
+        var plan = oprun_spawn_plan(
+          path: shell, argv: arguments.pointers, envp: environment.pointers, directory: directory,
+          stdin_fd: stdin, stdout_fd: output?.stdout.write ?? -1, stderr_fd: output?.stderr.write ?? -1,
+          set_nice: niceness != baseNiceness ? 1 : 0, nice: niceness,
+          ioprio: scheduling.ioPriority?.rawValue ?? 0, terminal_fd: takesTerminal ? STDIN_FILENO : -1)
+        return oprun_spawn(&plan, &failure)
+      }
+    }
+    withExtendedLifetime((arguments, environment)) {}
+    guard pid < 0 else { return pid }
+    output?.closeAll()
+    throw spawnError(failure, request)
+  }
+
+  private func spawnError(_ failure: oprun_spawn_failure, _ request: SpawnRequest) -> SpawnError {
+    switch Int(failure.stage) {
+    case Int(OPRUN_SPAWN_STAGE_DIRECTORY.rawValue):
+      .directory(request.workingDirectory ?? ".", errno: failure.error)
+    case Int(OPRUN_SPAWN_STAGE_EXEC.rawValue):
+      .program(request.shell, errno: failure.error)
+    case Int(OPRUN_SPAWN_STAGE_SETUP.rawValue):
+      .system(SystemError("child setup", errno: failure.error))
+    default:
+      .system(SystemError("vfork", errno: failure.error))
+    }
+  }
+
+  private func openNullDevice() throws(SpawnError) -> Int32 {
+    if nullDevice < 0 {
+      nullDevice = open("/dev/null", O_RDONLY | O_CLOEXEC)
+      guard nullDevice >= 0 else { throw .system(SystemError("open /dev/null")) }
+    }
+    return nullDevice
+  }
+}
+
+private func withOptionalCString<Result>(
+  _ string: String?, _ body: (UnsafePointer<CChar>?) -> Result
+) -> Result {
+  guard let string else { return body(nil) }
+  return string.withCString { body($0) }
+}

@@ -1,0 +1,124 @@
+import Glibc
+import OprunCore
+import Testing
+
+@testable import OprunRuntime
+
+@Suite struct ExecutionOutputTests {
+  @Test func twoHundredMegabytesArriveRawWithNothingLost() throws {
+    let loop = EventLoop()
+    var received = 0
+    let process = try Spawner().spawn(
+      SpawnRequest(command: "head -c 200000000 /dev/zero", environment: testEnvironment)
+    ).get()
+    var termination: Termination?
+    loop.watchProcess(
+      process, output: .chunks, onOutput: { _, bytes in received += bytes.count }, onExit: { termination = $0 })
+    runLoop(loop) { termination != nil }
+    #expect(termination == .exited(0))
+    #expect(received == 200_000_000)
+  }
+
+  @Test func manyLinesArriveWholeAndInOrder() throws {
+    let record = try runChild("seq 1 200000")
+    let lines = record.lines(of: .stdout)
+    #expect(lines.count == 200_000)
+    #expect(lines.enumerated().allSatisfy { $0.element == "\($0.offset + 1)\n" })
+  }
+
+  @Test func lastPartialLineIsDeliveredWithoutANewline() throws {
+    let record = try runChild("printf 'one\\ntwo'; printf 'half' >&2")
+    #expect(record.lines(of: .stdout) == ["one\n", "two"])
+    #expect(record.lines(of: .stderr) == ["half"])
+  }
+
+  @Test func grandchildHoldingThePipeDoesNotDelayTheExit() throws {
+    let loop = EventLoop()
+    let (process, record) = try startChild("sleep 1000 & printf 'hi\\nbye'", loop: loop)
+    runLoop(loop) { record.termination != nil }
+    #expect(record.termination == .exited(0))
+    #expect(record.lines(of: .stdout) == ["hi\n", "bye"])
+    #expect(processGroupExists(process.processGroup), "the grandchild still holds the pipe")
+    #expect(signalGroup(process.processGroup, SIGKILL))
+    #expect(record.outputCallsAfterExit == 0)
+  }
+
+  @Test(arguments: [OutputFraming.chunks, .lines])
+  func bytesWrittenBeforeExitAreNotLostWhileAGrandchildHoldsThePipe(framing: OutputFraming) throws {
+    for _ in 0..<10 {
+      let loop = EventLoop()
+      let (process, record) = try startChild(
+        "sleep 1000 & head -c 300000 /dev/zero | tr '\\0' x; printf end", loop: loop, framing: framing)
+      runLoop(loop) { record.termination != nil }
+      signalGroup(process.processGroup, SIGKILL)
+      let output = record.bytes(of: .stdout)
+      #expect(output.count == 300_003)
+      #expect(output.suffix(3) == Array("end".utf8)[...])
+    }
+  }
+
+  @Test func leftoverOutputAfterExitIsReadAndDroppedWithoutBreakingTheWriter() throws {
+    let loop = EventLoop()
+    let directory = try makeTemporaryDirectory()
+    defer { removeTree(directory) }
+    // The grandchild writes once oprun has reaped the shell (kill -0 holds for a zombie),
+    // then records whether its write succeeded.
+    let script = """
+      shell=$$
+      (trap '' PIPE; while kill -0 $shell 2>/dev/null; do sleep 0.01; done
+       echo late; echo $? > \(directory)/status; exec sleep 1000) &
+      echo early
+      """
+    let (process, record) = try startChild(script, loop: loop)
+    runLoop(loop) { record.termination != nil }
+    let status = directory + "/status"
+    runLoop(loop, checkingEvery: 0.01) { fileExists(status) }
+    signalGroup(process.processGroup, SIGKILL)
+    #expect(readTextFile(status) == "0\n")
+    #expect(record.lines(of: .stdout) == ["early\n"])
+    #expect(record.outputCallsAfterExit == 0)
+  }
+}
+
+@Suite struct ExecutionLineSplitterTests {
+  func split(_ chunks: [String], maximumLength: Int = 1 << 20) -> [String] {
+    var splitter = LineSplitter(maximumLength: maximumLength)
+    var lines: [String] = []
+    for chunk in chunks {
+      splitter.split(Array(chunk.utf8)[...]) { lines.append(String(decoding: $0, as: UTF8.self)) }
+    }
+    splitter.finish { lines.append(String(decoding: $0, as: UTF8.self)) }
+    return lines
+  }
+
+  @Test func linesSpanningChunksAreJoined() {
+    #expect(split(["ab", "c\nde", "f\n", "\n", "g"]) == ["abc\n", "def\n", "\n", "g"])
+  }
+
+  @Test func overlongLinesArriveInPiecesThatAddUp() {
+    #expect(split(["abcdefg", "hij\nk"], maximumLength: 4) == ["abcd", "efgh", "ij\n", "k"])
+  }
+
+  @Test func concatenationGivesBackTheStream() {
+    let stream = (0..<500).map { "line \($0) " + String(repeating: "z", count: $0 % 37) + "\n" }.joined() + "tail"
+    let bytes = Array(stream.utf8)
+    var chunks: [String] = []
+    var index = 0
+    var size = 1
+    while index < bytes.count {
+      let end = min(index + size, bytes.count)
+      chunks.append(String(decoding: bytes[index..<end], as: UTF8.self))
+      index = end
+      size = size % 97 + 13
+    }
+    #expect(split(chunks, maximumLength: 20).joined() == stream)
+  }
+}
+
+extension ExecutionLineSplitterTests {
+  @Test func noPieceIsLongerThanTheMaximum() {
+    let pieces = split(["0123456789ab\n", "cdefghijklmnopq", "rstuvwxyz\n"], maximumLength: 5)
+    #expect(pieces.allSatisfy { $0.utf8.count <= 5 })
+    #expect(pieces.joined() == "0123456789ab\ncdefghijklmnopqrstuvwxyz\n")
+  }
+}
