@@ -6,7 +6,8 @@ struct Oprun: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "oprun",
     abstract: "Run a YAML job graph with operation-queue semantics.",
-    version: oprunVersion
+    version: oprunVersion,
+    subcommands: [Check.self]
   )
 
   func run() throws {}
