@@ -78,7 +78,7 @@ struct GraphBuilder {
     guard let name = spec.queue else { return 0 }
     if let queue = queueIDs[name.value] { return queue }
     let known = [manifest.name] + manifest.queues.map(\.name)
-    let hint = suggestion(for: name.value, among: known) ?? "; queues are \(ManifestDecoder.listing(known.map { "'\($0)'" }))"
+    let hint = suggestion(for: name.value, among: known) ?? "; the queues are \(ManifestDecoder.listing(known, quoted: true, conjunction: "and"))"
     diagnostics.append(Diagnostic(at: name.location, "unknown queue '\(name.value)' of job '\(spec.name)'\(hint)"))
     return 0
   }

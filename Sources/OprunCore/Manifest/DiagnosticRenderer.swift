@@ -22,7 +22,7 @@ public enum DiagnosticRenderer {
       if lines[location.file] == nil {
         lines[location.file] = (try? SourceText.read(path: location.file).get()).map(SourceLines.init)
       }
-      if let text = lines[location.file]?.line(location.line) {
+      if let text = lines[location.file]?.line(location.line), !text.isEmpty {
         output += excerpt(text, column: location.column)
       }
     }
@@ -72,11 +72,17 @@ struct SourceLines {
     lines.append(start..<bytes.count)
   }
 
-  /// Line `number` (1-based), or nil if it does not exist or is not UTF-8 text.
+  /// Line `number` (1-based), or nil if it does not exist. What a terminal cannot show
+  /// (bytes that are not UTF-8, control characters) becomes U+FFFD, one for one, so the
+  /// caret still lines up.
   func line(_ number: Int) -> String? {
     guard number >= 1, number <= lines.count else { return nil }
-    let bytes = source.bytes[lines[number - 1]]
-    guard !bytes.contains(0) else { return nil }
-    return String(validating: bytes, as: UTF8.self)
+    let text = String(decoding: source.bytes[lines[number - 1]], as: UTF8.self)
+    var shown = String.UnicodeScalarView()
+    for scalar in text.unicodeScalars {
+      let isControl = (scalar.value < 0x20 && scalar != "\t") || (0x7F...0x9F).contains(scalar.value)
+      shown.append(isControl ? "\u{FFFD}" : scalar)
+    }
+    return String(shown)
   }
 }

@@ -13,6 +13,9 @@ extension SourceText {
     case (let nul?, let invalid) where invalid == nil || nul < invalid!:
       return Diagnostic(at: location(ofByteOffset: nul), "the file contains a NUL byte; is it a binary file?")
     case (_, let invalid?):
+      if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) {
+        return Diagnostic(at: nil, "cannot read '\(path)': it is UTF-16; save it as UTF-8")
+      }
       let byte = "0x" + String(bytes[invalid], radix: 16, uppercase: true)
       return Diagnostic(at: location(ofByteOffset: invalid), "the file is not valid UTF-8 (byte \(byte))")
     default:

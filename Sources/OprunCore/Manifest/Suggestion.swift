@@ -1,10 +1,12 @@
 /// "Did you mean …?": the closest known name to a misspelt one.
 enum Suggestion {
   /// The candidate closest to `word` by edit distance (ignoring case, a transposition costs
-  /// one), if it is close enough to be a plausible typo; ties go to the earlier candidate.
+  /// one), if it is close enough to be a plausible typo: one edit per three characters,
+  /// rounded to nearest, so a one-letter name only matches a change of case. Ties go to the
+  /// earlier candidate.
   static func closest(to word: String, among candidates: some Sequence<String>) -> String? {
     let target = Array(word.lowercased().unicodeScalars)
-    let limit = max(1, (target.count + 2) / 3)
+    let limit = (target.count + 1) / 3
     var best: (name: String, distance: Int)?
     for candidate in candidates {
       let scalars = Array(candidate.lowercased().unicodeScalars)

@@ -12,7 +12,7 @@ extension ManifestDecoder {
     indexByName.reserveCapacity(entries.count)
     for (keyNode, value) in entries {
       guard let name = keyName(keyNode) else { continue }
-      guard !name.isEmpty, !tree[keyNode].isNull else {
+      guard !name.isEmpty else {
         report(keyNode, "a job name must not be empty")
         continue
       }
@@ -34,7 +34,8 @@ extension ManifestDecoder {
       return job
     }
     guard tree[node].kind == .mapping else {
-      reportWrongType(node, expected: "a mapping of job keys for job '\(name)'")
+      let hint = tree[node].kind == .scalar ? "; write 'command: \(tree[node].text)' under '\(name):'" : ""
+      reportWrongType(node, expected: "a mapping of job keys for job '\(name)'", hint: hint)
       return job
     }
     var seen: UInt64 = 0

@@ -22,7 +22,7 @@ extension ManifestDecoder {
 
   mutating func integer(_ node: Int32, key: String) -> Int? {
     guard tree[node].kind == .scalar, let value = Int(tree[node].text) else {
-      reportWrongType(node, expected: "a whole number for '\(key)'")
+      reportWrongValue(node, expected: "a whole number for '\(key)'")
       return nil
     }
     return value
@@ -50,7 +50,7 @@ extension ManifestDecoder {
 
   mutating func boolean(_ node: Int32, key: String) -> Bool? {
     guard tree[node].kind == .scalar, tree[node].isPlain, let value = Self.boolean(tree[node].text) else {
-      reportWrongType(node, expected: "true or false for '\(key)'")
+      reportWrongValue(node, expected: "true or false for '\(key)'")
       return nil
     }
     return value

@@ -27,6 +27,12 @@ struct ManifestDecoder {
     report(node, "expected \(expected), found \(describe(node))\(hint)")
   }
 
+  /// Like ``reportWrongType(_:expected:hint:)``, but quoting a scalar: "found '1.5'".
+  mutating func reportWrongValue(_ node: Int32, expected: String) {
+    guard tree[node].kind == .scalar else { return reportWrongType(node, expected: expected) }
+    report(node, "expected \(expected), found '\(tree[node].text)'")
+  }
+
   /// What a node is, in the words of "expected …, found …".
   func describe(_ node: Int32) -> String {
     let node = tree[node]
@@ -92,10 +98,10 @@ struct ManifestDecoder {
     report(keyNode, "duplicate key '\(word)'\(context)\(previous)")
   }
 
-  /// `a, b, c or d`.
-  static func listing(_ words: [String], quoted: Bool = false) -> String {
+  /// `a, b, c or d` (or `and`).
+  static func listing(_ words: [String], quoted: Bool = false, conjunction: String = "or") -> String {
     let shown = quoted ? words.map { "'\($0)'" } : words
     guard shown.count > 1 else { return shown.first ?? "" }
-    return shown.dropLast().joined(separator: ", ") + " or " + shown.last!
+    return shown.dropLast().joined(separator: ", ") + " \(conjunction) " + shown.last!
   }
 }
