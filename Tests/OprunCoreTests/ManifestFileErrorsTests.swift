@@ -4,7 +4,13 @@ import OprunCore
 import Testing
 
 /// A manifest that cannot be read at all is one diagnostic naming the file and the reason.
-@Suite struct ManifestFileErrorsTests {
+@Suite final class ManifestFileErrorsTests {
+  private var directories: [URL] = []
+
+  deinit {
+    for directory in directories { try? FileManager.default.removeItem(at: directory) }
+  }
+
   private func diagnostics(loading path: String) -> [String] {
     guard case .failure(let errors) = ManifestLoader.load(path: path) else { return [] }
     return errors.diagnostics.map(\.description)
@@ -13,6 +19,7 @@ import Testing
   private func temporaryDirectory() throws -> URL {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("oprun-manifest-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    directories.append(url)
     return url
   }
 

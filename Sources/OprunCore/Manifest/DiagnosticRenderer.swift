@@ -22,29 +22,43 @@ public enum DiagnosticRenderer {
       if lines[location.file] == nil {
         lines[location.file] = (try? SourceText.read(path: location.file).get()).map(SourceLines.init)
       }
-      if let text = lines[location.file]?.line(location.line), !text.isEmpty {
-        output += excerpt(text, column: location.column)
+      if let line = lines[location.file]?.line(location.line), !line.isEmpty {
+        output += excerpt(line, column: location.column)
       }
     }
     return output
   }
 
-  /// The line and a caret under `column` (1-based, in Unicode scalars); tabs are kept so
-  /// the caret lines up in a terminal.
-  static func excerpt(_ line: String, column: Int) -> String {
-    var scalars = Array(line.unicodeScalars)
-    var caretColumn = max(1, min(column, scalars.count + 1))
-    var prefix = ""
-    if scalars.count > excerptWidth {
-      let start = max(0, min(caretColumn - 1 - excerptWidth / 2, scalars.count - excerptWidth))
-      scalars = Array(scalars[start..<min(scalars.count, start + excerptWidth)])
-      caretColumn -= start
-      if start > 0 { prefix = "..." }
-    }
+  /// The line and a caret under `column` (1-based, in Unicode scalars). A long line is cut
+  /// to a window around the column without decoding the rest: a 50 MB line costs one scan.
+  /// Tabs are kept so the caret lines up in a terminal; what a terminal cannot show (bytes
+  /// that are not UTF-8, control characters) becomes U+FFFD, one for one.
+  static func excerpt(_ line: ArraySlice<UInt8>, column: Int) -> String {
+    let scalarCount = line.reduce(0) { $0 + (isScalarStart($1) ? 1 : 0) }
+    let caret = max(1, min(column, scalarCount + 1))
+    let first = max(0, min(caret - 1 - excerptWidth / 2, scalarCount - excerptWidth))
+    let window = line[offset(ofScalar: first, in: line)..<offset(ofScalar: first + excerptWidth, in: line)]
+    let prefix = first > 0 ? "..." : ""
     var shown = String.UnicodeScalarView()
-    shown.append(contentsOf: scalars)
-    let padding = scalars.prefix(caretColumn - 1).map { $0 == "\t" ? "\t" : " " }.joined()
-    return prefix + String(shown) + "\n" + String(repeating: " ", count: prefix.count) + padding + "^\n"
+    var padding = String(repeating: " ", count: prefix.count)
+    for (index, scalar) in String(decoding: window, as: UTF8.self).unicodeScalars.enumerated() {
+      let isControl = (scalar.value < 0x20 && scalar != "\t") || (0x7F...0x9F).contains(scalar.value)
+      if index < caret - 1 - first { padding.append(scalar == "\t" ? "\t" : " ") }
+      shown.append(isControl ? "\u{FFFD}" : scalar)
+    }
+    return prefix + String(shown) + "\n" + padding + "^\n"
+  }
+
+  private static func isScalarStart(_ byte: UInt8) -> Bool { byte & 0xC0 != 0x80 }
+
+  /// The index in `line` where scalar number `scalar` (0-based) starts, or its end.
+  private static func offset(ofScalar scalar: Int, in line: ArraySlice<UInt8>) -> Int {
+    var seen = -1
+    for index in line.indices where isScalarStart(line[index]) {
+      seen += 1
+      if seen == scalar { return index }
+    }
+    return line.endIndex
   }
 }
 
@@ -72,17 +86,9 @@ struct SourceLines {
     lines.append(start..<bytes.count)
   }
 
-  /// Line `number` (1-based), or nil if it does not exist. What a terminal cannot show
-  /// (bytes that are not UTF-8, control characters) becomes U+FFFD, one for one, so the
-  /// caret still lines up.
-  func line(_ number: Int) -> String? {
+  /// The bytes of line `number` (1-based), without its line break; nil if there is no such line.
+  func line(_ number: Int) -> ArraySlice<UInt8>? {
     guard number >= 1, number <= lines.count else { return nil }
-    let text = String(decoding: source.bytes[lines[number - 1]], as: UTF8.self)
-    var shown = String.UnicodeScalarView()
-    for scalar in text.unicodeScalars {
-      let isControl = (scalar.value < 0x20 && scalar != "\t") || (0x7F...0x9F).contains(scalar.value)
-      shown.append(isControl ? "\u{FFFD}" : scalar)
-    }
-    return String(shown)
+    return source.bytes[lines[number - 1]]
   }
 }
