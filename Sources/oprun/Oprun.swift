@@ -18,7 +18,7 @@ struct Oprun: ParsableCommand {
       options of a run, and man oprun(1).
       """,
     version: oprunVersion,
-    subcommands: [RunCommand.self],
+    subcommands: [RunCommand.self, Check.self],
     defaultSubcommand: RunCommand.self
   )
 

@@ -1,0 +1,49 @@
+extension GraphBuilder {
+  /// A job with `defaults`, the queue's QoS and the manifest's `env` and `cwd` applied.
+  func node(id: JobID, spec: JobSpec, queue: QueueID, qos queueQoS: QualityOfService?, dependencies: [JobID]) -> JobNode {
+    let defaults = manifest.defaults
+    return JobNode(
+      id: id, name: spec.name, queue: queue, dependencies: dependencies,
+      explicitPriority: spec.priority ?? defaults.priority,
+      qos: spec.qos ?? defaults.qos ?? queueQoS ?? .default,
+      commands: spec.commands, completion: spec.completion, runIf: spec.runIf,
+      timeout: spec.timeout ?? defaults.timeout, retries: spec.retries ?? defaults.retries ?? 0,
+      env: Self.environment(manifest.env, overriddenBy: spec.env),
+      cwd: Self.workingDirectory(job: spec.cwd, manifest: manifest.cwd?.value, manifestPath: manifest.path),
+      barrier: spec.barrier, interactive: spec.interactive, location: spec.location)
+  }
+
+  /// The manifest's variables, then the job's; a job's variable replaces the manifest's of the same name.
+  static func environment(_ shared: [EnvironmentEntry], overriddenBy own: [EnvironmentEntry]) -> [EnvironmentEntry] {
+    guard !own.isEmpty else { return shared }
+    guard !shared.isEmpty else { return own }
+    let ownNames = Set(own.map(\.name))
+    return shared.filter { !ownNames.contains($0.name) } + own
+  }
+
+  /// Where a job runs: its `cwd` within the manifest's `cwd`, relative paths taken from the
+  /// manifest's own directory (as go-task does); nil when neither is written.
+  static func workingDirectory(job: String?, manifest: String?, manifestPath: String) -> String? {
+    let written: String
+    switch (manifest, job) {
+    case (nil, nil): return nil
+    case (let manifest?, nil): written = manifest
+    case (let manifest, let job?): written = manifest.map { join($0, job) } ?? job
+    }
+    return join(directory(of: manifestPath), written)
+  }
+
+  /// `base/path`, or `path` alone when it is absolute or `base` is the current directory.
+  static func join(_ base: String, _ path: String) -> String {
+    if path.hasPrefix("/") || base == "." || base.isEmpty { return path }
+    if path == "." || path.isEmpty { return base }
+    return base.hasSuffix("/") ? base + path : base + "/" + path
+  }
+
+  /// The directory part of a path: `.` for a bare file name.
+  static func directory(of path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return "." }
+    if slash == path.startIndex { return "/" }
+    return String(path[..<slash])
+  }
+}

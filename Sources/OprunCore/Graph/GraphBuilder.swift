@@ -1,0 +1,143 @@
+/// Builds a ``JobGraph``'s queues and jobs from a ``Manifest``, collecting every problem.
+struct GraphBuilder {
+  /// Suggestions cost an edit distance against every name; past this many, none are made.
+  static let suggestionBudget = 100
+
+  let manifest: Manifest
+  let defaultMaxConcurrent: Int
+  private(set) var diagnostics: [Diagnostic] = []
+  private var queueIDs: [String: QueueID] = [:]
+  private var jobIDs: [String: JobID] = [:]
+  private var suggestionsMade = 0
+
+  init(manifest: Manifest, defaultMaxConcurrent: Int) {
+    self.manifest = manifest
+    self.defaultMaxConcurrent = max(1, defaultMaxConcurrent)
+  }
+
+  mutating func build() -> (queues: [QueueNode], jobs: [JobNode]) {
+    let queues = resolveQueues()
+    indexJobs()
+    var jobs = resolveJobs(queues: queues)
+    fillDependents(&jobs)
+    reportCycles(jobs)
+    return (queues, jobs)
+  }
+
+  /// The main queue, then `queues`; a name used twice is reported.
+  private mutating func resolveQueues() -> [QueueNode] {
+    var queues = [QueueNode(name: manifest.name, maxConcurrent: manifest.maxConcurrent?.value ?? defaultMaxConcurrent)]
+    queueIDs = [manifest.name: 0]
+    for spec in manifest.queues {
+      guard queueIDs[spec.name] == nil else {
+        let clash = spec.name == manifest.name ? "the main queue's name" : "already used by another queue"
+        diagnostics.append(Diagnostic(at: spec.location, "queue name '\(spec.name)' is \(clash)"))
+        continue
+      }
+      queueIDs[spec.name] = queues.count
+      let limit = max(1, spec.maxConcurrent?.value ?? defaultMaxConcurrent)
+      queues.append(QueueNode(name: spec.name, maxConcurrent: limit, qos: spec.qos))
+    }
+    return queues
+  }
+
+  private mutating func indexJobs() {
+    jobIDs.reserveCapacity(manifest.jobs.count)
+    for (id, job) in manifest.jobs.enumerated() where jobIDs.updateValue(id, forKey: job.name) != nil {
+      diagnostics.append(Diagnostic(at: job.location, "duplicate job '\(job.name)'"))
+    }
+  }
+
+  // Maps the pass: jobs in manifest order, each resolving its queue and dependencies, while
+  // every queue remembers its last barrier and the jobs listed since, so barrier edges are
+  // added in the same pass. `lastAdded[dependency] == id` deduplicates in O(1).
+  private mutating func resolveJobs(queues: [QueueNode]) -> [JobNode] {
+    var barriers = [BarrierState](repeating: BarrierState(), count: queues.count)
+    var lastAdded = [JobID](repeating: -1, count: manifest.jobs.count)
+    var jobs: [JobNode] = []
+    jobs.reserveCapacity(manifest.jobs.count)
+    for (id, spec) in manifest.jobs.enumerated() {
+      let queue = resolveQueue(of: spec)
+      var dependencies: [JobID] = []
+      dependencies.reserveCapacity(spec.dependencies.count)
+      func add(_ dependency: JobID) {
+        guard lastAdded[dependency] != id else { return }
+        lastAdded[dependency] = id
+        dependencies.append(dependency)
+      }
+      for name in spec.dependencies {
+        if let dependency = resolveDependency(name, of: spec, id: id) { add(dependency) }
+      }
+      barriers[queue].addEdges(to: id, isBarrier: spec.barrier, add)
+      jobs.append(node(id: id, spec: spec, queue: queue, qos: queues[queue].qos, dependencies: dependencies))
+    }
+    return jobs
+  }
+
+  private mutating func resolveQueue(of spec: JobSpec) -> QueueID {
+    guard let name = spec.queue else { return 0 }
+    if let queue = queueIDs[name.value] { return queue }
+    let known = [manifest.name] + manifest.queues.map(\.name)
+    let hint = suggestion(for: name.value, among: known) ?? "; the queues are \(ManifestDecoder.listing(known, quoted: true, conjunction: "and"))"
+    diagnostics.append(Diagnostic(at: name.location, "unknown queue '\(name.value)' of job '\(spec.name)'\(hint)"))
+    return 0
+  }
+
+  private mutating func resolveDependency(_ name: Located<String>, of spec: JobSpec, id: JobID) -> JobID? {
+    guard let dependency = jobIDs[name.value] else {
+      let hint = suggestion(for: name.value, among: manifest.jobs.lazy.map(\.name)) ?? ""
+      diagnostics.append(Diagnostic(at: name.location, "unknown dependency '\(name.value)' of job '\(spec.name)'\(hint)"))
+      return nil
+    }
+    guard dependency != id else {
+      diagnostics.append(Diagnostic(at: name.location, "job '\(spec.name)' depends on itself"))
+      return nil
+    }
+    return dependency
+  }
+
+  private mutating func suggestion(for name: String, among candidates: some Sequence<String>) -> String? {
+    guard suggestionsMade < Self.suggestionBudget else { return nil }
+    suggestionsMade += 1
+    return Suggestion.closest(to: name, among: candidates).map { " (did you mean '\($0)'?)" }
+  }
+
+  /// `dependents` in manifest order: appending while walking jobs in order keeps them sorted.
+  private func fillDependents(_ jobs: inout [JobNode]) {
+    for id in jobs.indices {
+      for dependency in jobs[id].dependencies { jobs[dependency].dependents.append(id) }
+    }
+  }
+
+  private mutating func reportCycles(_ jobs: [JobNode]) {
+    let found = DependencyCycles(dependencies: jobs.map(\.dependencies), dependents: jobs.map(\.dependents)).find()
+    for cycle in found.cycles {
+      let path = (cycle.jobs + [cycle.jobs[0]]).map { jobs[$0].name }.joined(separator: " -> ")
+      diagnostics.append(Diagnostic(at: jobs[cycle.jobs[0]].location, "dependency cycle: \(path)"))
+    }
+    for job in found.unlisted {
+      let message = "job '\(jobs[job].name)' is part of further dependency cycles (not all are listed)"
+      diagnostics.append(Diagnostic(at: jobs[job].location, message))
+    }
+  }
+}
+
+/// What one queue knows of barriers while jobs are visited in manifest order.
+struct BarrierState {
+  var lastBarrier: JobID?
+  var listedSinceBarrier: [JobID] = []
+
+  /// Adds the edges a barrier implies for `job`: a barrier waits for the jobs listed since
+  /// the previous barrier and for that barrier; any other job waits for the last barrier.
+  mutating func addEdges(to job: JobID, isBarrier: Bool, _ add: (JobID) -> Void) {
+    if isBarrier {
+      listedSinceBarrier.forEach(add)
+      lastBarrier.map(add)
+      lastBarrier = job
+      listedSinceBarrier.removeAll(keepingCapacity: true)
+    } else {
+      lastBarrier.map(add)
+      listedSinceBarrier.append(job)
+    }
+  }
+}

@@ -1,0 +1,117 @@
+extension ManifestDecoder {
+  /// The jobs in manifest order; a job written twice is reported and only the first kept.
+  mutating func jobs(_ node: Int32) -> [JobSpec] {
+    guard tree[node].kind == .mapping else {
+      reportWrongType(node, expected: "a mapping of job names to jobs")
+      return []
+    }
+    let entries = tree.entries(of: node)
+    var jobs: [JobSpec] = []
+    jobs.reserveCapacity(entries.count)
+    var indexByName: [String: Int] = [:]
+    indexByName.reserveCapacity(entries.count)
+    for (keyNode, value) in entries {
+      guard let name = keyName(keyNode) else { continue }
+      guard !name.isEmpty else {
+        report(keyNode, "a job name must not be empty")
+        continue
+      }
+      if let first = indexByName[name].map({ jobs[$0].location }) {
+        report(keyNode, "duplicate job '\(name)' (first defined at line \(first.line), column \(first.column))")
+        continue
+      }
+      indexByName[name] = jobs.count
+      jobs.append(job(named: name, at: location(keyNode), value))
+    }
+    return jobs
+  }
+
+  /// One job; whatever is invalid in it is reported and left at its default.
+  private mutating func job(named name: String, at location: SourceLocation, _ node: Int32) -> JobSpec {
+    var job = JobSpec(name: name, location: location, commands: [])
+    if tree[node].isNull {
+      report(Diagnostic(at: location, "job '\(name)' has no 'command' or 'commands'"))
+      return job
+    }
+    guard tree[node].kind == .mapping else {
+      let hint = tree[node].kind == .scalar ? "; write 'command: \(tree[node].text)' under '\(name):'" : ""
+      reportWrongType(node, expected: "a mapping of job keys for job '\(name)'", hint: hint)
+      return job
+    }
+    var seen: UInt64 = 0
+    for (keyNode, value) in tree.entries(of: node) {
+      guard let key: JobKey = schemaKey(keyNode, of: node, seen: &seen, context: " in job '\(name)'") else { continue }
+      if key == .command || key == .commands, seen & Self.commandKeys == Self.commandKeys {
+        report(keyNode, "job '\(name)' has both 'command' and 'commands'; write one of them")
+        continue
+      }
+      decode(key, value, into: &job)
+    }
+    if seen & Self.commandKeys == 0 {
+      report(Diagnostic(at: location, "job '\(name)' has no 'command' or 'commands'"))
+    }
+    return job
+  }
+
+  private static let commandKeys: UInt64 = 1 << UInt64(JobKey.command.ordinal) | 1 << UInt64(JobKey.commands.ordinal)
+
+  private mutating func decode(_ key: JobKey, _ value: Int32, into job: inout JobSpec) {
+    if key == .command || key == .commands {
+      decodeCommands(key, value, into: &job)
+      return
+    }
+    guard !tree[value].isNull else { return }
+    switch key {
+    case .command, .commands: break
+    case .dependencies: job.dependencies = jobNames(value)
+    case .priority: job.priority = priority(value)
+    case .qos: job.qos = qualityOfService(value)
+    case .queue: job.queue = name(value, of: "queue").map { Located($0, at: location(value)) }
+    case .completion: job.completion = command(value)
+    case .runIf: job.runIf = word(value, kind: "run-if condition", among: RunCondition.allCases.map { ($0.rawValue, $0) }) ?? .success
+    case .timeout: job.timeout = duration(value, key: "timeout")
+    case .retries: job.retries = retryCount(value)
+    case .env: job.env = environment(value)
+    case .cwd: job.cwd = string(value, expected: "a directory")
+    case .barrier: job.barrier = boolean(value, key: "barrier") ?? false
+    case .description: job.description = string(value, expected: "a description")
+    case .interactive: job.interactive = boolean(value, key: "interactive") ?? false
+    }
+  }
+
+  private mutating func decodeCommands(_ key: JobKey, _ value: Int32, into job: inout JobSpec) {
+    if key == .command {
+      job.commands = command(value).map { [$0] } ?? []
+      return
+    }
+    guard tree[value].kind == .sequence else {
+      if tree[value].isNull {
+        report(value, "empty command list for job '\(job.name)'")
+      } else {
+        reportWrongType(value, expected: "a list of commands", hint: tree[value].kind == .scalar ? "; use 'command' for a single one" : "")
+      }
+      return
+    }
+    let items = tree.children(of: value)
+    if items.isEmpty { report(value, "empty command list for job '\(job.name)'") }
+    job.commands = items.compactMap { command($0) }
+  }
+
+  private static func isBlank(_ byte: UInt8) -> Bool {
+    byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+  }
+
+  /// One shell command: any scalar whose text is not blank.
+  private mutating func command(_ node: Int32) -> String? {
+    guard tree[node].kind == .scalar else {
+      reportWrongType(node, expected: "a command")
+      return nil
+    }
+    let text = tree[node].text
+    guard text.utf8.contains(where: { !Self.isBlank($0) }) else {
+      report(node, "empty command")
+      return nil
+    }
+    return text
+  }
+}

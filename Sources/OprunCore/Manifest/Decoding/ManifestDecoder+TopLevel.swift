@@ -1,0 +1,109 @@
+extension ManifestDecoder {
+  /// The manifest the document describes, as far as it is valid; nil if the document is
+  /// empty or not a mapping, since then nothing else can be said about it.
+  mutating func decodeManifest() -> Manifest? {
+    guard let root = tree.root, !tree[root].isNull else {
+      let start = SourceLocation(file: path, line: 1, column: 1)
+      report(Diagnostic(at: start, "the manifest is empty; expected a mapping with 'jobs'"))
+      return nil
+    }
+    guard tree[root].kind == .mapping else {
+      reportWrongType(root, expected: "a mapping of manifest keys ('name', 'jobs', …)")
+      return nil
+    }
+    var manifest = Manifest(path: path, name: Self.stem(of: path))
+    var seen: UInt64 = 0
+    for (keyNode, value) in tree.entries(of: root) {
+      guard let key: TopLevelKey = schemaKey(keyNode, of: root, seen: &seen, context: "") else { continue }
+      guard !tree[value].isNull else { continue }
+      decode(key, value, into: &manifest)
+    }
+    if seen & (1 << UInt64(TopLevelKey.jobs.ordinal)) == 0 {
+      report(root, "the manifest has no 'jobs'")
+    }
+    return manifest
+  }
+
+  private mutating func decode(_ key: TopLevelKey, _ value: Int32, into manifest: inout Manifest) {
+    switch key {
+    case .name: if let name = name(value, of: "queue") { manifest.name = name }
+    case .maxConcurrent: manifest.maxConcurrent = concurrencyLimit(value)
+    case .onFailure:
+      let policies = FailurePolicy.allCases.map { ($0.rawValue, $0) }
+      manifest.onFailure = word(value, kind: "on-failure policy", among: policies) ?? .stop
+    case .env: manifest.env = environment(value)
+    case .cwd: manifest.cwd = string(value, expected: "a directory").map { Located($0, at: location(value)) }
+    case .defaults: manifest.defaults = defaults(value)
+    case .queues: manifest.queues = queues(value)
+    case .jobs: manifest.jobs = jobs(value)
+    }
+  }
+
+  /// The file's name without its directory and last extension: the main queue's default name.
+  static func stem(of path: String) -> String {
+    let file = path.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? path
+    guard let dot = file.lastIndex(of: "."), dot != file.startIndex else { return file }
+    return String(file[..<dot])
+  }
+
+  private mutating func defaults(_ node: Int32) -> JobDefaults {
+    guard tree[node].kind == .mapping else {
+      reportWrongType(node, expected: "a mapping of job defaults")
+      return JobDefaults()
+    }
+    var defaults = JobDefaults()
+    var seen: UInt64 = 0
+    for (keyNode, value) in tree.entries(of: node) {
+      guard let key: DefaultsKey = schemaKey(keyNode, of: node, seen: &seen, context: " in 'defaults'") else { continue }
+      guard !tree[value].isNull else { continue }
+      switch key {
+      case .priority: defaults.priority = priority(value)
+      case .qos: defaults.qos = qualityOfService(value)
+      case .timeout: defaults.timeout = duration(value, key: "timeout")
+      case .retries: defaults.retries = retryCount(value)
+      }
+    }
+    return defaults
+  }
+
+  private mutating func queues(_ node: Int32) -> [QueueSpec] {
+    guard tree[node].kind == .mapping else {
+      reportWrongType(node, expected: "a mapping of queue names to queues")
+      return []
+    }
+    var queues: [QueueSpec] = []
+    var seen: Set<String> = []
+    for (keyNode, value) in tree.entries(of: node) {
+      guard let name = keyName(keyNode) else { continue }
+      guard !name.isEmpty else {
+        report(keyNode, "a queue name must not be empty")
+        continue
+      }
+      guard seen.insert(name).inserted else {
+        reportDuplicateKey(keyNode, word: name, in: node, context: " in 'queues'")
+        continue
+      }
+      var queue = QueueSpec(name: name, location: location(keyNode))
+      if !tree[value].isNull { decodeQueue(value, into: &queue) }
+      queues.append(queue)
+    }
+    return queues
+  }
+
+  private mutating func decodeQueue(_ node: Int32, into queue: inout QueueSpec) {
+    guard tree[node].kind == .mapping else {
+      reportWrongType(node, expected: "a mapping with 'max-concurrent' and 'qos' for queue '\(queue.name)'")
+      return
+    }
+    var seen: UInt64 = 0
+    for (keyNode, value) in tree.entries(of: node) {
+      let context = " in queue '\(queue.name)'"
+      guard let key: QueueKey = schemaKey(keyNode, of: node, seen: &seen, context: context) else { continue }
+      guard !tree[value].isNull else { continue }
+      switch key {
+      case .maxConcurrent: queue.maxConcurrent = concurrencyLimit(value)
+      case .qos: queue.qos = qualityOfService(value)
+      }
+    }
+  }
+}

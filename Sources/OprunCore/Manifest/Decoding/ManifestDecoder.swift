@@ -1,0 +1,107 @@
+/// Turns a ``YAMLTree`` into a ``Manifest``, collecting every problem instead of stopping
+/// at the first: a value that is wrong is reported and left out, and decoding goes on.
+struct ManifestDecoder {
+  let tree: YAMLTree
+  let path: String
+  private(set) var diagnostics: [Diagnostic] = []
+
+  init(tree: YAMLTree, path: String) {
+    self.tree = tree
+    self.path = path
+  }
+
+  func location(_ node: Int32) -> SourceLocation {
+    let node = tree[node]
+    return SourceLocation(file: path, line: Int(node.line), column: Int(node.column))
+  }
+
+  mutating func report(_ node: Int32, _ message: String) {
+    diagnostics.append(Diagnostic(at: location(node), message))
+  }
+
+  mutating func report(_ diagnostic: Diagnostic) {
+    diagnostics.append(diagnostic)
+  }
+
+  mutating func reportWrongType(_ node: Int32, expected: String, hint: String = "") {
+    report(node, "expected \(expected), found \(describe(node))\(hint)")
+  }
+
+  /// Like ``reportWrongType(_:expected:hint:)``, but quoting a scalar: "found '1.5'".
+  mutating func reportWrongValue(_ node: Int32, expected: String) {
+    guard tree[node].kind == .scalar else { return reportWrongType(node, expected: expected) }
+    report(node, "expected \(expected), found '\(tree[node].text)'")
+  }
+
+  /// What a node is, in the words of "expected …, found …".
+  func describe(_ node: Int32) -> String {
+    let node = tree[node]
+    switch node.kind {
+    case .mapping: return "a mapping"
+    case .sequence: return "a list"
+    case .scalar:
+      if node.isNull { return "nothing" }
+      guard node.isPlain else { return "a string" }
+      if Self.isNumber(node.text) { return "a number" }
+      if Self.boolean(node.text) != nil { return "a boolean" }
+      return "a string"
+    }
+  }
+
+  static func isNumber(_ text: String) -> Bool {
+    Double(text) != nil && text.allSatisfy { "0123456789+-.eE".contains($0) }
+  }
+
+  /// YAML's core-schema booleans.
+  static func boolean(_ text: String) -> Bool? {
+    switch text {
+    case "true", "True", "TRUE": true
+    case "false", "False", "FALSE": false
+    default: nil
+    }
+  }
+
+  /// The schema key a mapping key names, or nil after reporting why it is not one: not a
+  /// scalar, unknown (with a suggestion), or written twice (reported at the second).
+  mutating func schemaKey<Key: ManifestKey>(
+    _ keyNode: Int32, of mapping: Int32, seen: inout UInt64, context: @autoclosure () -> String
+  ) -> Key? {
+    guard let word = keyName(keyNode) else { return nil }
+    guard let key = Key.byWord[word] else {
+      let words = Key.allCases.map(\.word)
+      let suggestion = Suggestion.closest(to: word, among: words)
+      let hint = suggestion.map { "did you mean '\($0)'?" } ?? "expected \(Self.listing(words, quoted: true))"
+      report(keyNode, "unknown key '\(word)'\(context()) (\(hint))")
+      return nil
+    }
+    let bit: UInt64 = 1 << UInt64(key.ordinal)
+    guard seen & bit == 0 else {
+      reportDuplicateKey(keyNode, word: word, in: mapping, context: context())
+      return nil
+    }
+    seen |= bit
+    return key
+  }
+
+  /// A mapping key's text, or nil after reporting a key that is not a scalar.
+  mutating func keyName(_ keyNode: Int32) -> String? {
+    guard tree[keyNode].kind == .scalar else {
+      report(keyNode, "expected a key name, found \(describe(keyNode))")
+      return nil
+    }
+    return tree[keyNode].text
+  }
+
+  mutating func reportDuplicateKey(_ keyNode: Int32, word: String, in mapping: Int32, context: String) {
+    let first = tree.entries(of: mapping).first { tree[$0.key].kind == .scalar && tree[$0.key].text == word }
+    let previous = first.map { " (first written at line \(tree[$0.key].line), column \(tree[$0.key].column))" } ?? ""
+    report(keyNode, "duplicate key '\(word)'\(context)\(previous)")
+  }
+
+  /// `a, b, c or d` (or `and`).
+  static func listing(_ words: [String], quoted: Bool = false, conjunction: String = "or") -> String {
+    let shown = quoted ? words.map { "'\($0)'" } : words
+    guard shown.count > 1 else { return shown.first ?? "" }
+    return shown.dropLast().joined(separator: ", ") + " \(conjunction) " + shown.last!
+  }
+}

@@ -1,0 +1,75 @@
+/// The keys one kind of mapping allows, in the order the documentation lists them.
+protocol ManifestKey: CaseIterable, Sendable where AllCases == [Self] {
+  /// The key as written in a manifest.
+  var word: String { get }
+  /// A dense index, below 64, for duplicate detection with a bit set.
+  var ordinal: Int { get }
+  /// Every key by its word.
+  static var byWord: [String: Self] { get }
+}
+
+extension ManifestKey where Self: RawRepresentable, RawValue == Int {
+  var ordinal: Int { rawValue }
+
+  static func index() -> [String: Self] {
+    Dictionary(uniqueKeysWithValues: allCases.map { ($0.word, $0) })
+  }
+}
+
+/// The keys of the manifest's top-level mapping.
+enum TopLevelKey: Int, ManifestKey {
+  case name, maxConcurrent, onFailure, env, cwd, defaults, queues, jobs
+
+  var word: String {
+    switch self {
+    case .name: "name"
+    case .maxConcurrent: "max-concurrent"
+    case .onFailure: "on-failure"
+    case .env: "env"
+    case .cwd: "cwd"
+    case .defaults: "defaults"
+    case .queues: "queues"
+    case .jobs: "jobs"
+    }
+  }
+
+  static let byWord = index()
+}
+
+/// The keys of one job.
+enum JobKey: Int, ManifestKey {
+  case command, commands, dependencies, priority, qos, queue, completion, runIf, timeout, retries
+  case env, cwd, barrier, description, interactive
+
+  var word: String {
+    switch self {
+    case .runIf: "run-if"
+    default: String(describing: self)
+    }
+  }
+
+  static let byWord = index()
+}
+
+/// The keys of one entry of `queues`.
+enum QueueKey: Int, ManifestKey {
+  case maxConcurrent, qos
+
+  var word: String {
+    switch self {
+    case .maxConcurrent: "max-concurrent"
+    case .qos: "qos"
+    }
+  }
+
+  static let byWord = index()
+}
+
+/// The keys of `defaults`.
+enum DefaultsKey: Int, ManifestKey {
+  case priority, qos, timeout, retries
+
+  var word: String { String(describing: self) }
+
+  static let byWord = index()
+}

@@ -1,0 +1,162 @@
+import CYAML
+
+/// Builds a ``YAMLTree`` from libyaml's events, without recursion: one loop, explicit stacks.
+///
+/// Everything a hostile file could use to exhaust memory or time is capped with a diagnostic:
+/// nesting depth, and how much aliases expand the document ("billion laughs").
+struct YAMLTreeBuilder {
+  /// Deeper nesting is refused: no manifest needs it, and it keeps every later walk shallow.
+  static let maximumDepth = 1000
+  /// Aliases may always add this many nodes, and beyond it up to ten times the nodes written.
+  static let aliasExpansionAllowance = 1_000_000
+
+  /// A container whose end event has not come yet.
+  private struct OpenContainer {
+    var node: Int32
+    var pendingStart: Int
+    var anchor: String?
+    /// The number of nodes this container stands for once every alias in it is expanded.
+    var weight: Int
+  }
+
+  private let source: SourceText
+  private var tree = YAMLTree()
+  /// The children of every open container, innermost last; moved to `tree.children` at its end.
+  private var pending: [Int32] = []
+  private var open: [OpenContainer] = []
+  private var anchors: [String: (node: Int32, weight: Int)] = [:]
+  /// Anchors whose node is still open: an alias to one of them would make a cycle.
+  private var openAnchors: [String: Int] = [:]
+  private var expandedByAliases = 0
+  private var documents = 0
+
+  private init(source: SourceText) {
+    self.source = source
+    // Growing by doubling would copy the node array several times; a manifest has about
+    // one node per 14 bytes, and capacity never touched costs no memory.
+    tree.nodes.reserveCapacity(source.bytes.count / 12)
+    tree.children.reserveCapacity(source.bytes.count / 12)
+  }
+
+  /// The document's tree (without a root if the file holds no document), or the first problem.
+  static func build(_ source: SourceText) -> Result<YAMLTree, Diagnostic> {
+    var builder = YAMLTreeBuilder(source: source)
+    return source.bytes.withUnsafeBufferPointer { buffer in
+      var parser = yaml_parser_t()
+      guard yaml_parser_initialize(&parser) == 1 else {
+        return .failure(Diagnostic(at: nil, "out of memory while reading '\(source.path)'"))
+      }
+      defer { yaml_parser_delete(&parser) }
+      yaml_parser_set_input_string(&parser, buffer.baseAddress ?? UnsafePointer(bitPattern: 1), buffer.count)
+      return builder.consumeEvents(&parser)
+    }
+  }
+
+  // Maps the event loop: each event either opens a container, closes one, or adds a
+  // leaf to the innermost open container; the stream ends the loop.
+  private mutating func consumeEvents(_ parser: inout yaml_parser_t) -> Result<YAMLTree, Diagnostic> {
+    var event = yaml_event_t()
+    while true {
+      guard yaml_parser_parse(&parser, &event) == 1 else {
+        return .failure(YAMLSyntaxError.diagnostic(for: parser, in: source))
+      }
+      defer { yaml_event_delete(&event) }
+      let problem: Diagnostic?
+      switch event.type {
+      case YAML_STREAM_END_EVENT: return .success(tree)
+      case YAML_DOCUMENT_START_EVENT: problem = startDocument(event)
+      case YAML_SCALAR_EVENT: problem = addScalar(event)
+      case YAML_SEQUENCE_START_EVENT: problem = openContainer(.sequence, event, anchor: event.data.sequence_start.anchor)
+      case YAML_MAPPING_START_EVENT: problem = openContainer(.mapping, event, anchor: event.data.mapping_start.anchor)
+      case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT: problem = closeContainer()
+      case YAML_ALIAS_EVENT: problem = addAlias(event)
+      default: problem = nil
+      }
+      if let problem { return .failure(problem) }
+    }
+  }
+
+  private mutating func startDocument(_ event: yaml_event_t) -> Diagnostic? {
+    documents += 1
+    guard documents == 1 else {
+      return Diagnostic(at: location(event), "a manifest is a single YAML document, but a second one starts here")
+    }
+    return nil
+  }
+
+  private mutating func addScalar(_ event: yaml_event_t) -> Diagnostic? {
+    let scalar = event.data.scalar
+    let text = String(decoding: UnsafeBufferPointer(start: scalar.value, count: scalar.length), as: UTF8.self)
+    let isPlain = scalar.style == YAML_PLAIN_SCALAR_STYLE && scalar.tag == nil
+    let node = appendNode(.scalar, event, isPlain: isPlain, text: text)
+    if let anchor = scalar.anchor { anchors[String(cString: anchor)] = (node, 1) }
+    attach(node, weight: 1)
+    return nil
+  }
+
+  private mutating func openContainer(
+    _ kind: YAMLNode.Kind, _ event: yaml_event_t, anchor: UnsafeMutablePointer<yaml_char_t>?
+  ) -> Diagnostic? {
+    guard open.count < Self.maximumDepth else {
+      return Diagnostic(at: location(event), "nesting deeper than \(Self.maximumDepth) levels")
+    }
+    let name = anchor.map { String(cString: $0) }
+    if let name { openAnchors[name, default: 0] += 1 }
+    let node = appendNode(kind, event, isPlain: false, text: "")
+    open.append(OpenContainer(node: node, pendingStart: pending.count, anchor: name, weight: 1))
+    return nil
+  }
+
+  private mutating func closeContainer() -> Diagnostic? {
+    let container = open.removeLast()
+    let node = Int(container.node)
+    tree.nodes[node].childStart = Int32(tree.children.count)
+    tree.nodes[node].childCount = Int32(pending.count - container.pendingStart)
+    tree.children.append(contentsOf: pending[container.pendingStart...])
+    pending.removeSubrange(container.pendingStart...)
+    if let name = container.anchor {
+      openAnchors[name]! -= 1
+      anchors[name] = (container.node, container.weight)
+    }
+    attach(container.node, weight: container.weight)
+    return nil
+  }
+
+  private mutating func addAlias(_ event: yaml_event_t) -> Diagnostic? {
+    let name = String(cString: event.data.alias.anchor)
+    if openAnchors[name, default: 0] > 0 {
+      return Diagnostic(at: location(event), "alias '*\(name)' refers to a node that contains it (a recursive alias)")
+    }
+    guard let target = anchors[name] else {
+      return Diagnostic(at: location(event), "unknown anchor '\(name)' (an alias must follow its '&\(name)')")
+    }
+    expandedByAliases += target.weight
+    let allowance = max(Self.aliasExpansionAllowance, 10 * tree.nodes.count)
+    guard expandedByAliases <= allowance else {
+      return Diagnostic(at: location(event), "aliases expand the document to more than \(allowance) nodes")
+    }
+    attach(target.node, weight: target.weight)
+    return nil
+  }
+
+  private mutating func appendNode(_ kind: YAMLNode.Kind, _ event: yaml_event_t, isPlain: Bool, text: String) -> Int32 {
+    tree.nodes.append(
+      YAMLNode(
+        kind: kind, isPlain: isPlain, line: Int32(event.start_mark.line + 1),
+        column: Int32(event.start_mark.column + 1), childStart: 0, childCount: 0, text: text))
+    return Int32(tree.nodes.count - 1)
+  }
+
+  private mutating func attach(_ node: Int32, weight: Int) {
+    if open.isEmpty {
+      tree.root = node
+    } else {
+      pending.append(node)
+      open[open.count - 1].weight += weight
+    }
+  }
+
+  private func location(_ event: yaml_event_t) -> SourceLocation {
+    SourceLocation(file: source.path, line: event.start_mark.line + 1, column: event.start_mark.column + 1)
+  }
+}

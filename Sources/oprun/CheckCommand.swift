@@ -1,0 +1,42 @@
+import ArgumentParser
+import Glibc
+import OprunCore
+
+/// `oprun check [MANIFEST]`: validate a manifest and run nothing.
+struct Check: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Check a manifest and report every problem in it; run nothing.",
+    discussion: "Exits with status 2 if the manifest has any problem."
+  )
+
+  @Argument(help: "The manifest to check.")
+  var manifest = "jobs.yaml"
+
+  func run() throws {
+    switch ManifestCheck.load(path: manifest, defaultMaxConcurrent: 1) {
+    case .success(let graph):
+      print("\(manifest): \(counted(graph.jobs.count, "job")) in \(counted(graph.queues.count, "queue")), OK")
+    case .failure(let errors):
+      writeToStandardError(DiagnosticRenderer.render(errors.diagnostics))
+      throw ExitCode(2)
+    }
+  }
+
+  private func counted(_ count: Int, _ noun: String) -> String {
+    "\(count) \(noun)\(count == 1 ? "" : "s")"
+  }
+}
+
+/// Writes all of `text` to file descriptor 2, without buffering.
+private func writeToStandardError(_ text: String) {
+  var text = text
+  text.withUTF8 { buffer in
+    var offset = 0
+    while offset < buffer.count {
+      let written = write(2, buffer.baseAddress! + offset, buffer.count - offset)
+      if written < 0 && errno == EINTR { continue }
+      guard written > 0 else { return }
+      offset += written
+    }
+  }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import OprunCore
+import Testing
+
+/// Every diagnostic a user can meet, as the exact text `oprun check` prints: each
+/// `Fixtures/diagnostics/NAME.yaml` is checked and compared with `NAME.expected`.
+@Suite struct ManifestDiagnosticsTests {
+  @Test(arguments: ManifestFixtures.manifests(in: "diagnostics"))
+  func diagnosticsMatchTheGoldenFile(name: String) throws {
+    let source = try ManifestFixtures.source("diagnostics/\(name).yaml")
+    let result = ManifestCheck.load(source: source, defaultMaxConcurrent: 4)
+    guard case .failure(let errors) = result else {
+      Issue.record("\(name).yaml was accepted")
+      return
+    }
+    let rendered = DiagnosticRenderer.render(errors.diagnostics, sources: [source])
+    let golden = ManifestFixtures.url("diagnostics/\(name).expected")
+    if ManifestFixtures.updatesGoldenFiles { try rendered.write(to: golden, atomically: true, encoding: .utf8) }
+    let expected = try String(contentsOf: golden, encoding: .utf8)
+    #expect(rendered == expected)
+  }
+
+  @Test func everyDiagnosticsFixtureHasAGoldenFile() {
+    let names = ManifestFixtures.manifests(in: "diagnostics")
+    #expect(names.count >= 30)
+    for name in names {
+      let golden = ManifestFixtures.url("diagnostics/\(name).expected")
+      #expect(FileManager.default.fileExists(atPath: golden.path), "\(name).expected")
+    }
+  }
+
+  @Test func checkingAFileOnDiskRendersItsExcerptsFromTheFile() throws {
+    let path = ManifestFixtures.url("diagnostics/unknown-names.yaml").path
+    guard case .failure(let errors) = ManifestCheck.load(path: path, defaultMaxConcurrent: 1) else {
+      Issue.record("unknown-names.yaml was accepted")
+      return
+    }
+    let rendered = DiagnosticRenderer.render(errors.diagnostics)
+    let directory = ManifestFixtures.url("diagnostics").path + "/"
+    let expected = try String(contentsOf: ManifestFixtures.url("diagnostics/unknown-names.expected"), encoding: .utf8)
+    #expect(rendered.replacingOccurrences(of: directory, with: "") == expected)
+  }
+}
