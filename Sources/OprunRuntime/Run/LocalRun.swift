@@ -1,9 +1,57 @@
+import Glibc
 import OprunCore
 
 /// A run on this machine: manifest → graph → queues → processes → events → reporters.
 public enum LocalRun {
-  /// Runs `configuration` to the end and returns oprun's exit status.
+  /// Runs `configuration` to the end and returns oprun's exit status; a run ended by a
+  /// signal ends oprun by that signal instead, once everything is reported.
   public static func execute(_ configuration: RunConfiguration) -> Int32 {
-    ExitStatus.usage
+    let graph: JobGraph
+    switch loadGraph(configuration) {
+    case .success(let loaded): graph = loaded
+    case .failure(let message):
+      writeAll(2, message)
+      return ExitStatus.usage
+    }
+    if configuration.dryRun {
+      writeAll(1, PlanText.render(graph.plan(), of: graph))
+      return ExitStatus.success
+    }
+    return RunSession(graph: graph, configuration: configuration).run()
+  }
+
+  /// The manifest's validated graph, with `-j` and the named targets applied, or the text
+  /// of every problem.
+  static func loadGraph(_ configuration: RunConfiguration) -> Result<JobGraph, Message> {
+    let path = configuration.manifestPath
+    var graph: JobGraph
+    switch ManifestCheck.load(path: path, defaultMaxConcurrent: CPUCount.available) {
+    case .success(let loaded): graph = loaded
+    case .failure(let errors): return .failure(Message(DiagnosticRenderer.render(errors.diagnostics)))
+    }
+    if let limit = configuration.maxConcurrent {
+      for index in graph.queues.indices { graph.queues[index].maxConcurrent = limit }
+    }
+    if !configuration.targets.isEmpty {
+      do throws(TargetError) {
+        graph = try graph.restricted(to: configuration.targets)
+      } catch {
+        return .failure(Message("oprun: error: \(error)\n"))
+      }
+    }
+    return .success(graph)
+  }
+
+  struct Message: Error {
+    var text: String
+    init(_ text: String) { self.text = text }
+  }
+
+  static func writeAll(_ fd: Int32, _ message: Message) { writeAll(fd, message.text) }
+
+  static func writeAll(_ fd: Int32, _ text: String) {
+    let sink = OutputSink(fileDescriptor: fd)
+    sink.write(text)
+    sink.flush()
   }
 }

@@ -1,0 +1,63 @@
+import Glibc
+import OprunCore
+
+extension Executor {
+  /// Spawns every command of `launch` and tells the engine; a command that cannot start
+  /// fails the job with a message in its output, it never stops the run.
+  func launch(_ launch: Launch) {
+    let job = graph.jobs[launch.job]
+    let queueName = graph.queues[job.queue].name
+    let env = environment.entries(for: job, queue: queueName, attempt: launch.attempt)
+    var state = RunningJob(attempt: launch.attempt, groups: [], remaining: 0)
+    var failures: [SpawnError] = []
+    for command in job.commands {
+      let request = SpawnRequest(
+        command: command, environment: env, workingDirectory: directories.directory(of: job), qos: job.qos,
+        interactive: job.interactive)
+      switch spawner.spawn(request) {
+      case .success(let process):
+        state.groups.append(process.processGroup)
+        state.remaining += 1
+        jobGroups.append(process.processGroup)
+        watch(process, of: launch.job)
+      case .failure(let error):
+        state.termination = .exited(127)
+        failures.append(error)
+      }
+    }
+    if let timeout = job.timeout, state.remaining > 0 {
+      state.timeoutTimer = loop.schedule(after: timeout) { [unowned self] in engine.timedOut(launch.job) }
+    }
+    running[launch.job] = state
+    engine.didStart(launch.job, pids: state.groups)
+    for error in failures {
+      bus.publish(.output(job: launch.job, stream: .stderr, text: Array("oprun: \(error)\n".utf8)))
+    }
+    if state.remaining == 0 { finish(launch.job) }
+  }
+
+  private func watch(_ process: SpawnedProcess, of job: JobID) {
+    loop.watchProcess(
+      process, output: framing,
+      onOutput: { [unowned self] stream, bytes in
+        bus.publish(.output(job: job, stream: stream, text: Array(bytes)))
+      },
+      onExit: { [unowned self] termination in commandExited(job, termination) })
+  }
+
+  private func commandExited(_ job: JobID, _ termination: Termination) {
+    guard var state = running[job] else { return }
+    state.remaining -= 1
+    if state.termination.isSuccess && !termination.isSuccess { state.termination = termination }
+    running[job] = state
+    if state.remaining == 0 { finish(job) }
+  }
+
+  /// Every command of `job` has exited: the engine decides the outcome (and a retry).
+  private func finish(_ job: JobID) {
+    guard let state = running.removeValue(forKey: job) else { return }
+    if let timer = state.timeoutTimer { loop.cancelTimer(timer) }
+    engine.didFinish(job, termination: state.termination)
+    launchReady()
+  }
+}

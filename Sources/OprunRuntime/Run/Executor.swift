@@ -1,0 +1,89 @@
+import Glibc
+import OprunCore
+
+/// Drives a ``QueueEngine`` with real processes on one ``EventLoop``.
+///
+/// The engine decides what starts and how a job ends; the executor only launches what it
+/// is handed, reports exits back, signals the jobs the engine cancels, runs completion
+/// commands, and turns oprun's own signals into engine calls. Everything happens on the
+/// loop's thread.
+final class Executor: RunObserver {
+  let graph: JobGraph
+  let engine: QueueEngine
+  let loop: EventLoop
+  let bus: EventBus
+  let grace: Double
+  let framing: OutputFraming
+  let environment: JobEnvironment
+  let directories: JobDirectories
+  let spawner = Spawner()
+
+  /// Jobs whose commands are running, by id.
+  var running: [JobID: RunningJob] = [:]
+  /// Completion commands still running: their process groups.
+  var completionGroups: Set<Int32> = []
+  /// Every process group a job led: what is left in them when the run ends gets swept.
+  var jobGroups: [Int32] = []
+  /// The first cancelling signal oprun received; the run ends by it.
+  var receivedSignal: Int32?
+  /// A second interrupt killed everything: no completion runs any more.
+  var killedEverything = false
+  /// Groups stopped by Ctrl-Z, to continue when oprun is continued.
+  var stoppedGroups: [Int32] = []
+  /// oprun's signal handling for the run; nil only if it could not be installed.
+  var trap: SignalTrap?
+
+  init(graph: JobGraph, engine: QueueEngine, loop: EventLoop, bus: EventBus, configuration: RunConfiguration) {
+    self.graph = graph
+    self.engine = engine
+    self.loop = loop
+    self.bus = bus
+    self.grace = configuration.grace
+    self.framing = configuration.outputMode == .raw ? .chunks : .lines
+    self.environment = JobEnvironment(inherited: JobEnvironment.inherited())
+    self.directories = JobDirectories(manifest: graph.manifest)
+  }
+
+  /// Runs every job to its end, then sweeps what the jobs left in their groups.
+  func run() {
+    engine.start()
+    launchReady()
+    loop.run { engine.isDrained && running.isEmpty && completionGroups.isEmpty }
+    sweepLeftoverGroups()
+  }
+
+  /// Starts everything the engine allows now. A launch that fails at once frees its slot,
+  /// so ask again until the engine has nothing more.
+  func launchReady() {
+    while true {
+      let launches = engine.nextLaunches()
+      if launches.isEmpty { return }
+      for launch in launches { self.launch(launch) }
+    }
+  }
+
+  func observe(_ event: RunEvent) {
+    switch event.kind {
+    case .cancelled(let job, let reason):
+      signalCancelled(job, reason: reason)
+    case .transition(let transition) where transition.to == .finished:
+      startCompletion(of: transition)
+    default:
+      break
+    }
+  }
+}
+
+/// The commands of one executing attempt.
+struct RunningJob {
+  var attempt: Int
+  /// One process group per started command (its pid).
+  var groups: [Int32]
+  /// Commands that have not exited yet.
+  var remaining: Int
+  /// The first command that did not succeed decides; `.exited(0)` while all did.
+  var termination: Termination = .exited(0)
+  var timeoutTimer: TimerID?
+  /// Set once a cancelling signal was sent, so that a second cancel does not re-send it.
+  var signalled = false
+}

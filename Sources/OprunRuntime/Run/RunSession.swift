@@ -1,0 +1,90 @@
+import Glibc
+import OprunCore
+
+/// One run from its first event to its last: sinks and reporters wired to the bus, the
+/// engine and executor on one event loop, signals trapped, and the ending reported.
+final class RunSession {
+  let graph: JobGraph
+  let configuration: RunConfiguration
+  let loop = EventLoop()
+  let startTime: Double
+
+  init(graph: JobGraph, configuration: RunConfiguration) {
+    self.graph = graph
+    self.configuration = configuration
+    self.startTime = loop.now()
+  }
+
+  func run() -> Int32 {
+    let loop = self.loop
+    let start = startTime
+    let clock = { loop.now() - start }
+    let bus = EventBus(clock: clock)
+    var sinks: [OutputSink] = []
+    let eventsToStandardOutput = configuration.eventsPath == "-"
+    let humanFD: Int32 = eventsToStandardOutput ? 2 : 1
+    let humanOut = OutputSink(fileDescriptor: humanFD, lineBuffered: Terminal.isTerminal(humanFD))
+    let humanErr = OutputSink.standardError()
+    sinks += [humanOut, humanErr]
+    let human = HumanReporter(graph: graph, options: humanOptions(humanFD: humanFD), out: humanOut, err: humanErr)
+    bus.add(human)
+    if let path = configuration.eventsPath {
+      guard let sink = openSink(path, standardOutput: eventsToStandardOutput) else {
+        return failToOpen(path, humanErr)
+      }
+      sinks.append(sink)
+      bus.add(EventStreamWriter(graph: graph, sink: sink))
+    }
+    var trace: TraceWriter?
+    if let path = configuration.tracePath {
+      guard let sink = openSink(path, standardOutput: false) else { return failToOpen(path, humanErr) }
+      sinks.append(sink)
+      trace = TraceWriter(graph: graph, sink: sink)
+      bus.add(trace!)
+    }
+
+    let policy = configuration.failurePolicy ?? graph.manifest.onFailure
+    let engine = QueueEngine(graph: graph, failurePolicy: policy, clock: clock)
+    engine.addObserver(bus)
+    let executor = Executor(graph: graph, engine: engine, loop: loop, bus: bus, configuration: configuration)
+    bus.add(executor)
+    do {
+      executor.trap = try SignalTrap(loop: loop) { [unowned executor] signal in executor.handle(signal: signal) }
+    } catch {
+      bus.publish(.warning("cannot trap signals: \(error)"))
+    }
+
+    bus.publish(.runStarted(queues: graph.queues, jobs: graph.jobs.count, run: RunID.make(), control: nil))
+    executor.run()
+    let status = executor.receivedSignal.map { 128 + $0 } ?? engine.exitStatus()
+    bus.publish(.runFinished(exitCode: status, counts: engine.counts))
+    for sink in sinks { sink.flush() }
+    if let signal = executor.receivedSignal, let trap = executor.trap {
+      trap.restoreDefaultsAndRaise(signal)
+    }
+    executor.trap?.uninstall()
+    return status
+  }
+
+  private func humanOptions(humanFD: Int32) -> HumanOptions {
+    let environment = getenv("NO_COLOR").map { String(cString: $0) }
+    let color = Terminal.isTerminal(humanFD) && (environment == nil || environment == "")
+      && getenv("TERM").map { String(cString: $0) } != "dumb"
+    let githubActions = getenv("GITHUB_ACTIONS").map { String(cString: $0) } == "true"
+    return HumanOptions(
+      outputMode: configuration.outputMode, color: color, verbosity: configuration.verbosity,
+      githubActions: githubActions)
+  }
+
+  private func openSink(_ path: String, standardOutput: Bool) -> OutputSink? {
+    if standardOutput { return OutputSink(fileDescriptor: 1, lineBuffered: true) }
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    return fd < 0 ? nil : OutputSink(fileDescriptor: fd, lineBuffered: true)
+  }
+
+  private func failToOpen(_ path: String, _ err: OutputSink) -> Int32 {
+    err.write("oprun: error: cannot write '\(path)': \(String(cString: strerror(errno)))\n")
+    err.flush()
+    return ExitStatus.usage
+  }
+}
