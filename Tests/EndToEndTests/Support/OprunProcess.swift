@@ -51,12 +51,15 @@ final class OprunProcess: @unchecked Sendable {
   let stdoutPath: String
   let stderrPath: String
 
-  init(_ arguments: [String], in folder: Scratch, environment: [String: String] = [:]) throws {
+  /// Starts `executable` (oprun unless told) with `arguments` in `folder`.
+  init(
+    _ arguments: [String], in folder: Scratch, environment: [String: String] = [:], executable: String = oprunBinary
+  ) throws {
     stdoutPath = folder.path("oprun.stdout")
     stderrPath = folder.path("oprun.stderr")
-    FileManager.default.createFile(atPath: stdoutPath, contents: nil)
-    FileManager.default.createFile(atPath: stderrPath, contents: nil)
-    process.executableURL = URL(fileURLWithPath: oprunBinary)
+    _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
+    _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
+    process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
     process.currentDirectoryURL = folder.url
     var env = ProcessInfo.processInfo.environment
@@ -68,6 +71,14 @@ final class OprunProcess: @unchecked Sendable {
     process.standardOutput = FileHandle(forWritingAtPath: stdoutPath)
     process.standardError = FileHandle(forWritingAtPath: stderrPath)
     try process.run()
+  }
+
+  /// A test that gave up early must not leave oprun running behind it.
+  deinit {
+    if process.isRunning {
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+    }
   }
 
   var pid: Int32 { process.processIdentifier }

@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+
+/// Job output through pipes: nothing lost, three modes (SPEC §2), and a job whose
+/// grandchild keeps its pipe open (SPEC §3.4).
+@Suite struct OutputTests {
+  /// `left` and `right` take turns writing, so that their lines interleave in time.
+  static let interleaving = """
+    max-concurrent: 2
+    jobs:
+      left:
+        command: echo left-1; touch left-1; while [ ! -f right-1 ]; do sleep 0.01; done; echo left-2; printf 'left-partial'
+      right:
+        command: while [ ! -f left-1 ]; do sleep 0.01; done; echo right-1; echo right-err >&2; touch right-1; echo right-2
+    """
+
+  @Test func prefixedOutputPutsTheJobBeforeEveryLineIncludingAPartialLastOne() throws {
+    let folder = try Scratch()
+    try folder.manifest(Self.interleaving)
+    let run = try runOprun(runArguments(), in: folder)
+    #expect(run.status == 0)
+    let lines = run.stdout.split(separator: "\n").map(String.init)
+    let left = lines.filter { $0.hasPrefix("left | ") }
+    let right = lines.filter { $0.hasPrefix("right | ") }
+    #expect(left == ["left | left-1", "left | left-2", "left | left-partial"])
+    #expect(Set(right) == ["right | right-1", "right | right-err", "right | right-2"])
+    #expect(right.firstIndex(of: "right | right-1")! < right.firstIndex(of: "right | right-2")!)
+    // Printed as they come: left-1 before right-1 before left-2.
+    let order = ["left | left-1", "right | right-1", "left | left-2"].map { lines.firstIndex(of: $0) ?? -1 }
+    #expect(order == order.sorted() && !order.contains(-1), "\(run.stdout)")
+  }
+
+  @Test func groupedOutputPrintsEachJobsOutputAsOneBlock() throws {
+    let folder = try Scratch()
+    try folder.manifest(Self.interleaving)
+    let run = try runOprun(runArguments(["--output", "grouped"]), in: folder)
+    #expect(run.status == 0)
+    #expect(run.stdout.contains("── left\nleft-1\nleft-2\nleft-partial\n"), "\(run.stdout)")
+    let rightBlock = try #require(run.stdout.range(of: "── right\n"))
+    let rightLines = run.stdout[rightBlock.upperBound...].split(separator: "\n").prefix(3).map(String.init)
+    #expect(Set(rightLines) == ["right-1", "right-err", "right-2"], "\(run.stdout)")
+  }
+
+  @Test func rawOutputPassesTwoHundredMegabytesThroughWithNothingLost() throws {
+    let folder = try Scratch()
+    try folder.manifest(
+      """
+      jobs:
+        flood: {command: "head -c 200000000 /dev/zero | tr '\\\\0' Q"}
+      """)
+    let run = try OprunProcess(runArguments(["--output", "raw", "-q"]), in: folder)
+    let finished = run.wait()
+    #expect(finished.status == 0)
+    let size = try FileManager.default.attributesOfItem(atPath: run.stdoutPath)[.size] as? Int ?? 0
+    #expect(size >= 200_000_000)
+    #expect(try countBytes("Q", in: run.stdoutPath) == 200_000_000)
+    #expect(folder.events.outcome(of: "flood") == "succeeded")
+  }
+
+  @Test func aJobFinishesWhenItsOwnProcessExitsEvenIfAGrandchildHoldsItsPipe() throws {
+    let folder = try Scratch()
+    // `holder` leaves a child behind that keeps its output pipe open and records SIGTERM;
+    // `waiter` keeps the run going until the test has looked.
+    try folder.manifest(
+      """
+      jobs:
+        holder:
+          command: sh -c 'trap "touch leftover.got-term; exit" TERM; while :; do sleep 0.02; done' & echo $! > leftover.pid; echo started
+        waiter:
+          command: while [ ! -f go ]; do sleep 0.01; done
+          dependencies: [holder]
+      """)
+    let oprun = try OprunProcess(runArguments(["--grace", "5"]), in: folder)
+    try folder.waitUntilFinished("holder")
+    let leftover = try #require(folder.read("leftover.pid").flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
+    #expect(isAlive(leftover), "the grandchild still runs after its job finished")
+    #expect(folder.events.outcome(of: "holder") == "succeeded")
+    folder.touch("go")
+    let run = oprun.wait()
+    #expect(run.status == 0)
+    #expect(run.stdout.contains("holder | started"))
+    #expect(folder.exists("leftover.got-term"), "the leftover got SIGTERM when the run ended")
+    #expect(!isAlive(leftover))
+    let log = folder.events
+    expectStreamContract(log)
+    expectNoProcessLeft(log)
+  }
+}
+
+/// How many bytes of `path` are `character`, counted by `tr` and `wc` without reading the
+/// file into this process.
+func countBytes(_ character: Character, in path: String) throws -> Int {
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: "/bin/sh")
+  process.arguments = ["-c", "tr -cd '\(character)' < \"$1\" | wc -c", "sh", path]
+  let pipe = Pipe()
+  process.standardOutput = pipe
+  try process.run()
+  let data = pipe.fileHandleForReading.readDataToEndOfFile()
+  process.waitUntilExit()
+  return Int(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+}

@@ -1,0 +1,56 @@
+import Foundation
+
+/// What `/proc/PID/stat` says about one process.
+struct ProcessStat {
+  /// `R`, `S`, `T`, `Z`, … (field 3).
+  var state: Character
+  /// The process group (field 5).
+  var group: Int32
+  /// The niceness (field 19).
+  var niceness: Int
+
+  /// The process's line in `/proc`, or nil when there is no such process.
+  init?(pid: Int32) {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return nil }
+    self.init(statLine: text)
+  }
+
+  /// Fields after the command name, which is in parentheses and may itself hold spaces.
+  init?(statLine: String) {
+    guard let close = statLine.lastIndex(of: ")") else { return nil }
+    let fields = statLine[statLine.index(after: close)...].split(separator: " ")
+    // fields[0] is field 3 of the line.
+    guard fields.count > 16, let state = fields[0].first, let group = Int32(fields[2]),
+      let niceness = Int(fields[16])
+    else { return nil }
+    self.state = state
+    self.group = group
+    self.niceness = niceness
+  }
+}
+
+/// Whether `pid` is a live process: it exists and is not a zombie. A zombie has done all
+/// it will ever do; orphans here are reaped by PID 1 only now and then.
+func isAlive(_ pid: Int32) -> Bool {
+  guard let stat = ProcessStat(pid: pid) else { return false }
+  return stat.state != "Z" && stat.state != "X"
+}
+
+/// The live (non-zombie) processes of process group `group`, found in `/proc`.
+func liveMembers(ofGroup group: Int32) -> [Int32] {
+  let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+  return entries.compactMap(Int32.init).filter { pid in
+    guard let stat = ProcessStat(pid: pid) else { return false }
+    return stat.group == group && stat.state != "Z" && stat.state != "X"
+  }
+}
+
+/// Whether the kernel knows no process at all in `group`: `kill(-group, 0)` fails with ESRCH.
+func processGroupIsGone(_ group: Int32) -> Bool {
+  kill(-group, 0) == -1 && errno == ESRCH
+}
+
+/// This process's niceness.
+func ownNiceness() -> Int {
+  ProcessStat(pid: getpid())?.niceness ?? 0
+}
