@@ -23,6 +23,7 @@ extension QueueEngine {
     let queue = queue(of: job)
     queues[queue].running -= 1
     listQueue(queue)
+    releaseConsole(job)
     terminations[job] = termination
     let duration = now - executingSince[job]
     let outcome = attemptOutcome(job, termination: termination)

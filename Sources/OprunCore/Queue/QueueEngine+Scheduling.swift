@@ -39,7 +39,10 @@ extension QueueEngine {
       guard phase[job] == .ready, entry.sequence == sequences[job] else { continue }
       if cancelReason[job] != nil {
         finishWithoutExecuting(job)
+      } else if waitsForConsole(job) {
+        continue
       } else {
+        takeConsole(job)
         phase[job] = .launching
         queues[queue].running += 1
         launches.append(Launch(job: job, attempt: attempts[job]))
