@@ -46,6 +46,7 @@ final class Executor: RunObserver {
 
   /// Runs every job to its end, then sweeps what the jobs left in their groups.
   func run() {
+    becomeChildSubreaper()
     engine.start()
     launchReady()
     loop.run { engine.isDrained && running.isEmpty && completionGroups.isEmpty }
