@@ -84,7 +84,7 @@ extension QueueEngine {
   }
 
   /// A cancelled job reached by its queue: ready → finished without executing.
-  private func finishWithoutExecuting(_ job: JobID) {
+  func finishWithoutExecuting(_ job: JobID) {
     let outcome: Outcome = cancelReason[job] == .dependencyFailed ? .skipped : .cancelled
     finish(job, from: .ready, outcome: outcome, termination: nil, duration: 0, at: clock())
   }
