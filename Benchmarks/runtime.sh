@@ -19,8 +19,10 @@ cc -O2 -o "$work/spawn-floor" Benchmarks/spawn-floor.c
 printf '%-8s %10s %10s %10s %10s   %s\n' shape "floor ms" "oprun ms" "ninja ms" "make ms" "per-job overhead over the floor (us): oprun / ninja / make"
 for shape in flat chain layered; do
   python3 Benchmarks/gen-graphs.py "$shape" "$N" "$work"
+  # The floor runs as many at once as the graph allows: a chain, one at a time.
+  width=2; [ "$shape" = chain ] && width=1
   (cd "$work" && hyperfine -N --warmup 2 --runs "$RUNS" --export-json "$shape.json" \
-    -n floor "$work/spawn-floor $N 2" \
+    -n floor "$work/spawn-floor $N $width" \
     -n oprun "$OPRUN -j 2 -q $shape.yaml" \
     -n ninja "ninja -j 2 -f $shape.ninja" \
     -n make "make -s -j 2 -f $shape.mk" >/dev/null)

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -29,4 +30,8 @@ int oprun_bytes_readable(int fd) {
   int count = 0;
   if (ioctl(fd, FIONREAD, &count) != 0) return -1;
   return count;
+}
+
+int oprun_become_child_subreaper(void) {
+  return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 }

@@ -24,6 +24,10 @@ struct Oprun: ParsableCommand {
 
   /// Parses, runs, and maps ArgumentParser's usage errors to oprun's usage status (2).
   static func main() {
+    if isPlainHelpRequest(CommandLine.arguments.dropFirst()) {
+      print(RunCommand.helpMessage() + "\n" + commandsHelp)
+      return
+    }
     do {
       var command = try parseAsRoot()
       try command.run()
@@ -38,4 +42,17 @@ struct Oprun: ParsableCommand {
       exitProcess(code == .validationFailure ? ExitStatus.usage : code.rawValue)
     }
   }
+
+  /// `oprun -h`, `oprun --help`, `oprun help`: the help of a run, which is what people type
+  /// oprun for, followed by the other commands.
+  static func isPlainHelpRequest(_ arguments: ArraySlice<String>) -> Bool {
+    arguments.count == 1 && ["-h", "--help", "help"].contains(arguments.first!)
+  }
+
+  static let commandsHelp = """
+    COMMANDS:
+      check [MANIFEST]        Check a manifest and report every problem in it; run nothing.
+
+      See 'oprun help check' and man oprun(1).
+    """
 }

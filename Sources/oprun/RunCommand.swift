@@ -6,16 +6,17 @@ import OprunRuntime
 struct RunCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "run",
-    abstract: "Run MANIFEST's jobs (the default command)."
+    abstract: "Run MANIFEST's jobs (the default command).",
+    usage: "oprun [options] [MANIFEST] [JOB...]"
   )
 
-  @Argument(help: "The manifest (default: ./jobs.yaml).")
+  @Argument(help: ArgumentHelp("The manifest (default: ./jobs.yaml).", valueName: "MANIFEST"))
   var manifest: String?
 
-  @Argument(help: "Run only these jobs and their dependencies.")
+  @Argument(help: ArgumentHelp("Run only these jobs and their dependencies.", valueName: "JOB"))
   var jobs: [String] = []
 
-  @Option(name: [.customShort("j"), .long], help: "Override max-concurrent of every queue.")
+  @Option(name: [.customShort("j"), .long], help: ArgumentHelp("Override max-concurrent of every queue.", valueName: "N"))
   var maxConcurrent: Int?
 
   @Flag(name: [.customShort("k"), .long], help: "Keep going after a failure (on-failure: continue).")
@@ -27,16 +28,16 @@ struct RunCommand: ParsableCommand {
   @Flag(name: [.customShort("n"), .long], help: "Print the order a serial run would start the jobs, and why; run nothing.")
   var dryRun = false
 
-  @Option(help: "Job output: prefixed (each line as 'job | text'), grouped (one block per job), raw.")
+  @Option(help: ArgumentHelp("Job output: prefixed (each line as 'job | text'), grouped (one block per job), raw.", valueName: "MODE"))
   var output: RunConfiguration.OutputMode = .prefixed
 
-  @Option(help: "Write the NDJSON event stream to PATH ('-' for standard output).")
+  @Option(help: ArgumentHelp("Write the NDJSON event stream to PATH ('-' for standard output).", valueName: "PATH"))
   var events: String?
 
-  @Option(help: "Write a Chrome trace-event JSON of the run to PATH.")
+  @Option(help: ArgumentHelp("Write a Chrome trace-event JSON of the run to PATH.", valueName: "PATH"))
   var trace: String?
 
-  @Option(help: "Seconds between a cancelling signal and SIGKILL.")
+  @Option(help: ArgumentHelp("Seconds between a cancelling signal and SIGKILL.", valueName: "SECONDS"))
   var grace: Double = 5
 
   @Flag(name: [.customShort("q"), .long], help: "Print only failures and the summary.")

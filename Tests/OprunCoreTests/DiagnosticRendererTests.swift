@@ -32,7 +32,7 @@ import Testing
   }
 
   @Test func aDiagnosticWithoutAPlaceHasNoExcerpt() {
-    #expect(DiagnosticRenderer.render([Diagnostic(at: nil, "cannot read 'x'")]) == "error: cannot read 'x'\n")
+    #expect(DiagnosticRenderer.render([Diagnostic(at: nil, "cannot read 'x'")]) == "oprun: error: cannot read 'x'\n")
   }
 
   @Test func aLineBeyondTheFileHasNoExcerpt() {

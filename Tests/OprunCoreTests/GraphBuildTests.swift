@@ -9,7 +9,9 @@ import Testing
   }
 
   private func messages(_ yaml: String) -> [String] {
-    guard case .failure(let errors) = ManifestCheck.load(source: SourceText(path: "jobs.yaml", text: yaml), defaultMaxConcurrent: 1)
+    guard
+      case .failure(let errors) = ManifestCheck.load(
+        source: SourceText(path: "jobs.yaml", text: yaml), defaultMaxConcurrent: 1)
     else { return [] }
     return errors.diagnostics.map(\.description)
   }
@@ -29,10 +31,11 @@ import Testing
         b: {command: x, queue: ci}
         c: {command: x}
       """, path: "tools/ci.yaml")
-    #expect(graph.queues == [
-      QueueNode(name: "ci", maxConcurrent: 4), QueueNode(name: "network", maxConcurrent: 2, qos: .utility),
-      QueueNode(name: "disk", maxConcurrent: 4),
-    ])
+    #expect(
+      graph.queues == [
+        QueueNode(name: "ci", maxConcurrent: 4), QueueNode(name: "network", maxConcurrent: 2, qos: .utility),
+        QueueNode(name: "disk", maxConcurrent: 4),
+      ])
     #expect(graph.jobs.map(\.queue) == [1, 0, 0])
     #expect(graph.jobs.map(\.id) == [0, 1, 2])
   }
@@ -87,7 +90,10 @@ import Testing
         a: {command: x, env: {CC: gcc, EXTRA: "1"}}
         b: {command: x}
       """)
-    #expect(graph.jobs[0].env == [EnvironmentEntry("MODE", "release"), EnvironmentEntry("CC", "gcc"), EnvironmentEntry("EXTRA", "1")])
+    #expect(
+      graph.jobs[0].env == [
+        EnvironmentEntry("MODE", "release"), EnvironmentEntry("CC", "gcc"), EnvironmentEntry("EXTRA", "1"),
+      ])
     #expect(graph.jobs[1].env == [EnvironmentEntry("CC", "clang"), EnvironmentEntry("MODE", "release")])
   }
 
@@ -131,10 +137,11 @@ import Testing
         d: {command: x}
         later: {command: x, queue: other}
       """)
-    #expect(dependencies(graph) == [
-      "a": [], "b": [], "elsewhere": [], "gate": ["a", "b"], "c": ["a", "gate"], "gate2": ["c", "gate"],
-      "d": ["gate2"], "later": [],
-    ])
+    #expect(
+      dependencies(graph) == [
+        "a": [], "b": [], "elsewhere": [], "gate": ["a", "b"], "c": ["a", "gate"], "gate2": ["c", "gate"],
+        "d": ["gate2"], "later": [],
+      ])
     #expect(graph.jobs[3].barrier)
     #expect(graph.jobs[3].dependents == [4, 5])
   }
@@ -149,7 +156,10 @@ import Testing
     var jobs = [JobSpec(name: "j0", location: .init(file: "chain.yaml", line: 1, column: 1), commands: ["x"])]
     for index in 1..<count {
       let location = ManifestLocation(file: "chain.yaml", line: index + 1, column: 1)
-      jobs.append(JobSpec(name: "j\(index)", location: location, commands: ["x"], dependencies: [Located("j\(index - 1)", at: location)]))
+      jobs.append(
+        JobSpec(
+          name: "j\(index)", location: location, commands: ["x"], dependencies: [Located("j\(index - 1)", at: location)]
+        ))
     }
     let graph = try JobGraph(manifest: Manifest(path: "chain.yaml", name: "chain", jobs: jobs), defaultMaxConcurrent: 1)
     #expect(graph.jobs.count == count)
@@ -161,7 +171,9 @@ import Testing
     let count = 100_000
     let jobs = (0..<count).map { index in
       let location = ManifestLocation(file: "ring.yaml", line: index + 1, column: 1)
-      return JobSpec(name: "j\(index)", location: location, commands: ["x"], dependencies: [Located("j\((index + 1) % count)", at: location)])
+      return JobSpec(
+        name: "j\(index)", location: location, commands: ["x"],
+        dependencies: [Located("j\((index + 1) % count)", at: location)])
     }
     #expect {
       try JobGraph(manifest: Manifest(path: "ring.yaml", name: "ring", jobs: jobs), defaultMaxConcurrent: 1)
@@ -173,45 +185,51 @@ import Testing
   }
 
   @Test func everyCycleOfATangleIsListedOnceStartingAtItsEarliestJob() {
-    #expect(messages(
-      """
-      jobs:
-        a: {command: x, dependencies: [b, c]}
-        b: {command: x, dependencies: [a]}
-        c: {command: x, dependencies: [a, d]}
-        d: {command: x, dependencies: [c]}
-        free: {command: x, dependencies: [d]}
-      """) == [
-        "jobs.yaml:2:3: error: dependency cycle: a -> b -> a",
-        "jobs.yaml:2:3: error: dependency cycle: a -> c -> a",
-        "jobs.yaml:4:3: error: dependency cycle: c -> d -> c",
-      ])
+    #expect(
+      messages(
+        """
+        jobs:
+          a: {command: x, dependencies: [b, c]}
+          b: {command: x, dependencies: [a]}
+          c: {command: x, dependencies: [a, d]}
+          d: {command: x, dependencies: [c]}
+          free: {command: x, dependencies: [d]}
+        """) == [
+          "jobs.yaml:2:3: error: dependency cycle: a -> b -> a",
+          "jobs.yaml:2:3: error: dependency cycle: a -> c -> a",
+          "jobs.yaml:4:3: error: dependency cycle: c -> d -> c",
+        ])
   }
 
   @Test func aDenseTangleListsTenCyclesAndSaysThereAreMore() {
     let names = (0..<30).map { "j\($0)" }
-    let jobs = names.map { name in "  \(name): {command: x, dependencies: [\(names.filter { $0 != name }.joined(separator: ", "))]}" }
+    let jobs = names.map { name in
+      "  \(name): {command: x, dependencies: [\(names.filter { $0 != name }.joined(separator: ", "))]}"
+    }
     let found = messages("jobs:\n" + jobs.joined(separator: "\n"))
     #expect(found.filter { $0.contains("error: dependency cycle: ") }.count == 10)
     #expect(found.last == "jobs.yaml:13:3: error: job 'j11' is part of further dependency cycles (not all are listed)")
   }
 
   @Test func decodingAndGraphProblemsAreReportedInOnePass() {
-    #expect(messages(
-      """
-      jobs:
-        a: {command: x, priority: urgent, dependencies: [b]}
-        b: {command: x, dependencies: [a, c]}
-      """) == [
-        "jobs.yaml:2:3: error: dependency cycle: a -> b -> a",
-        "jobs.yaml:2:29: error: unknown priority 'urgent'; expected veryLow, low, normal, high or veryHigh (or -8, -4, 0, 4, 8)",
-        "jobs.yaml:3:37: error: unknown dependency 'c' of job 'b'",
-      ])
+    #expect(
+      messages(
+        """
+        jobs:
+          a: {command: x, priority: urgent, dependencies: [b]}
+          b: {command: x, dependencies: [a, c]}
+        """) == [
+          "jobs.yaml:2:3: error: dependency cycle: a -> b -> a",
+          "jobs.yaml:2:29: error: unknown priority 'urgent'; expected veryLow, low, normal, high or veryHigh (or -8, -4, 0, 4, 8)",
+          "jobs.yaml:3:37: error: unknown dependency 'c' of job 'b'",
+        ])
   }
 
   @Test func aHandBuiltManifestWithADuplicateJobIsRefused() {
     let location = ManifestLocation(file: "jobs.yaml", line: 1, column: 1)
-    let jobs = [JobSpec(name: "a", location: location, commands: ["x"]), JobSpec(name: "a", location: location, commands: ["y"])]
+    let jobs = [
+      JobSpec(name: "a", location: location, commands: ["x"]), JobSpec(name: "a", location: location, commands: ["y"]),
+    ]
     #expect(throws: ManifestErrors.self) {
       try JobGraph(manifest: Manifest(path: "jobs.yaml", name: "jobs", jobs: jobs), defaultMaxConcurrent: 1)
     }

@@ -23,7 +23,8 @@ import Testing
     #expect(manifest.name == "ci")
     #expect(manifest.maxConcurrent == Located(3, at: at(3, 17)))
     #expect(manifest.onFailure == .cancelAll)
-    #expect(manifest.env == [EnvironmentEntry("CC", "clang"), EnvironmentEntry("EMPTY", ""), EnvironmentEntry("DEBUG", "1")])
+    #expect(
+      manifest.env == [EnvironmentEntry("CC", "clang"), EnvironmentEntry("EMPTY", ""), EnvironmentEntry("DEBUG", "1")])
     #expect(manifest.cwd == Located("build", at: at(6, 6)))
   }
 

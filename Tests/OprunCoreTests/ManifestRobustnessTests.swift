@@ -35,7 +35,10 @@ import Testing
 
   @Test func aliasesThatWouldExpandExponentiallyAreRefused() {
     var lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x]"]
-    for level in 1...20 { lines.append("a\(level): &a\(level) [" + Array(repeating: "*a\(level - 1)", count: 16).joined(separator: ", ") + "]") }
+    for level in 1...20 {
+      lines.append(
+        "a\(level): &a\(level) [" + Array(repeating: "*a\(level - 1)", count: 16).joined(separator: ", ") + "]")
+    }
     let diagnostics = check(lines.joined(separator: "\n"))
     #expect(diagnostics.count == 1)
     #expect(diagnostics.first?.contains("error: aliases expand the document to more than 1000000 nodes") == true)
@@ -44,7 +47,10 @@ import Testing
   @Test func aliasesSharedByManyJobsAreAccepted() throws {
     let jobs = (0..<2000).map { "  job\($0): *body" }.joined(separator: "\n")
     let text = "x: &body {command: make, env: {A: '1', B: '2', C: '3'}}\njobs:\n" + jobs
-    #expect(check(text) == ["input.yaml:1:1: error: unknown key 'x' (expected 'name', 'max-concurrent', 'on-failure', 'env', 'cwd', 'defaults', 'queues' or 'jobs')"])
+    #expect(
+      check(text) == [
+        "input.yaml:1:1: error: unknown key 'x' (expected 'name', 'max-concurrent', 'on-failure', 'env', 'cwd', 'defaults', 'queues' or 'jobs')"
+      ])
   }
 
   @Test func randomBytesAlwaysEndInDiagnosticsWithAPlace() async {

@@ -1,5 +1,7 @@
-import OprunCore
+import PropertyBased
 import Testing
+
+@testable import OprunCore
 
 /// The small languages inside values: durations, priorities as numbers, booleans, null.
 @Suite struct ManifestValuesTests {
@@ -26,7 +28,8 @@ import Testing
   }
 
   @Test func prioritiesAreWordsOrTheirNumbers() throws {
-    let text = "jobs: {a: {command: x, priority: -8}, b: {command: x, priority: 4}, c: {command: x, priority: veryHigh}}"
+    let text =
+      "jobs: {a: {command: x, priority: -8}, b: {command: x, priority: 4}, c: {command: x, priority: veryHigh}}"
     let manifest = try ManifestLoader.load(source: SourceText(path: "p.yaml", text: text)).get()
     #expect(manifest.jobs.map(\.priority) == [.veryLow, .high, .veryHigh])
   }
@@ -55,7 +58,8 @@ import Testing
   }
 
   @Test func escapesAndBlockScalarsAreDecodedByYAMLRules() throws {
-    let text = "jobs:\n  a:\n    command: \"printf '\\\\t%s\\\\n' caf\\u00e9\"\n  b:\n    command: |\n      echo one\n      echo two\n"
+    let text =
+      "jobs:\n  a:\n    command: \"printf '\\\\t%s\\\\n' caf\\u00e9\"\n  b:\n    command: |\n      echo one\n      echo two\n"
     let manifest = try ManifestLoader.load(source: SourceText(path: "e.yaml", text: text)).get()
     #expect(manifest.jobs[0].commands == ["printf '\\t%s\\n' café"])
     #expect(manifest.jobs[1].commands == ["echo one\necho two\n"])
@@ -63,10 +67,61 @@ import Testing
 
   @Test func columnsCountCharactersNotBytes() throws {
     let text = "jobs:\n  café: {command: x, dependencies: [thé]}\n"
-    guard case .failure(let errors) = ManifestCheck.load(source: SourceText(path: "u.yaml", text: text), defaultMaxConcurrent: 1) else {
+    guard
+      case .failure(let errors) = ManifestCheck.load(
+        source: SourceText(path: "u.yaml", text: text), defaultMaxConcurrent: 1)
+    else {
       Issue.record("an unknown dependency was accepted")
       return
     }
     #expect(errors.diagnostics.map(\.location) == [ManifestLocation(file: "u.yaml", line: 2, column: 37)])
+  }
+}
+
+/// Anchors and aliases follow YAML: an alias names the most recent anchor before it.
+@Suite struct ManifestAliasTests {
+  private func commands(_ text: String) throws -> [[String]] {
+    try ManifestLoader.load(source: SourceText(path: "a.yaml", text: text)).get().jobs.map(\.commands)
+  }
+
+  @Test func anAliasNamesTheMostRecentAnchorEvenInsideAnOuterOneOfTheSameName() throws {
+    let text = "jobs:\n  a: &x {commands: [&x one, *x]}\n  b: {command: *x}\n"
+    #expect(try commands(text) == [["one", "one"], ["one"]])
+  }
+
+  @Test func anAliasToItsOwnOpenAnchorIsRefused() {
+    let text = "jobs:\n  a: &x {command: make, dependencies: *x}\n"
+    guard case .failure(let errors) = ManifestLoader.load(source: SourceText(path: "a.yaml", text: text)) else {
+      Issue.record("a recursive alias was accepted")
+      return
+    }
+    #expect(
+      errors.diagnostics.map(\.description) == [
+        "a.yaml:2:39: error: alias '*x' refers to a node that contains it (a recursive alias)"
+      ])
+  }
+
+  @Test func aMergeKeyIsReportedAsUnsupported() {
+    let text = "jobs:\n  a: &base {command: make}\n  b:\n    <<: *base\n"
+    guard case .failure(let errors) = ManifestLoader.load(source: SourceText(path: "a.yaml", text: text)) else {
+      Issue.record("a merge key was accepted")
+      return
+    }
+    #expect(
+      errors.diagnostics.map(\.message).contains(
+        "merge keys ('<<') are not supported; alias the whole mapping or repeat its keys"))
+  }
+}
+
+/// The UTF-8 check agrees with the standard library's.
+@Suite struct UTF8ValidationTests {
+  @Test func invalidBytesAreFoundExactlyWhenTheStandardLibraryRefusesTheText() async {
+    let bytes = Gen.element(
+      of: [0x41, 0x0A, 0x80, 0xBF, 0xC2, 0xC0, 0xE0, 0xED, 0xA0, 0xF0, 0xF4, 0x90, 0xFF] as [UInt8])
+    await propertyCheck(count: 2000, input: bytes.array(of: 0...12)) { bytes in
+      let unwrapped = bytes.map { $0! }
+      let invalid = SourceText(path: "u.yaml", bytes: unwrapped).encodingProblem()
+      #expect((invalid == nil) == (String(validating: unwrapped, as: UTF8.self) != nil))
+    }
   }
 }

@@ -1,5 +1,6 @@
-@testable import OprunCore
 import Testing
+
+@testable import OprunCore
 
 /// "Did you mean": close names are suggested, far ones are not.
 @Suite struct SuggestionTests {
@@ -8,7 +9,9 @@ import Testing
     ("max-concurent", "max-concurrent"), ("userinitiated", "userInitiated"),
   ])
   func aTypoIsMatched(typo: String, intended: String) {
-    #expect(Suggestion.closest(to: typo, among: ["fetch", "build", "command", "dependencies", "max-concurrent", "userInitiated"]) == intended)
+    #expect(
+      Suggestion.closest(
+        to: typo, among: ["fetch", "build", "command", "dependencies", "max-concurrent", "userInitiated"]) == intended)
   }
 
   @Test(arguments: ["c", "zzz", "deploy", "colour"])
@@ -17,7 +20,8 @@ import Testing
   }
 
   @Test func editDistanceCountsATranspositionAsOneEdit() {
-    let distance = { (a: String, b: String) in Suggestion.editDistance(Array(a.unicodeScalars), Array(b.unicodeScalars)) }
+    let distance = { (a: String, b: String) in Suggestion.editDistance(Array(a.unicodeScalars), Array(b.unicodeScalars))
+    }
     #expect(distance("biuld", "build") == 1)
     #expect(distance("", "abc") == 3)
     #expect(distance("kitten", "sitting") == 3)

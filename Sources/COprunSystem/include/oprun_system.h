@@ -22,6 +22,11 @@ int oprun_bytes_readable(int fd);
 /// CPUs this process may run on (its affinity mask), or sysconf's online count.
 int oprun_cpu_count_available(void);
 
+/// prctl(PR_SET_CHILD_SUBREAPER, 1): orphaned descendants become this process's
+/// children instead of init's, so that the run can reap what its jobs left behind.
+/// Returns 0, or -1 with errno set.
+int oprun_become_child_subreaper(void);
+
 // MARK: - Scheduling
 
 /// ioprio_get(IOPRIO_WHO_PROCESS, pid): class << 13 | level, or -1 with errno.

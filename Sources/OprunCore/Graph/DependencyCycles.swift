@@ -117,7 +117,9 @@ private struct CycleSearch {
 
   /// Cycles through the component's jobs in manifest order, each through a job no earlier
   /// cycle covers, until all are covered or `limit` is reached.
-  mutating func cycles(in component: [JobID], dependencies: [[JobID]], limit: Int) -> (cycles: [DependencyCycles.Cycle], unlisted: JobID?) {
+  mutating func cycles(in component: [JobID], dependencies: [[JobID]], limit: Int) -> (
+    cycles: [DependencyCycles.Cycle], unlisted: JobID?
+  ) {
     components += 1
     for job in component { componentOf[job] = components }
     var covered = Set<JobID>()

@@ -1,6 +1,7 @@
 extension GraphBuilder {
   /// A job with `defaults`, the queue's QoS and the manifest's `env` and `cwd` applied.
-  func node(id: JobID, spec: JobSpec, queue: QueueID, qos queueQoS: QualityOfService?, dependencies: [JobID]) -> JobNode {
+  func node(id: JobID, spec: JobSpec, queue: QueueID, qos queueQoS: QualityOfService?, dependencies: [JobID]) -> JobNode
+  {
     let defaults = manifest.defaults
     return JobNode(
       id: id, name: spec.name, queue: queue, dependencies: dependencies,

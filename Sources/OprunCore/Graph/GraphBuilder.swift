@@ -78,7 +78,9 @@ struct GraphBuilder {
     guard let name = spec.queue else { return 0 }
     if let queue = queueIDs[name.value] { return queue }
     let known = [manifest.name] + manifest.queues.map(\.name)
-    let hint = suggestion(for: name.value, among: known) ?? "; the queues are \(ManifestDecoder.listing(known, quoted: true, conjunction: "and"))"
+    let hint =
+      suggestion(for: name.value, among: known)
+      ?? "; the queues are \(ManifestDecoder.listing(known, quoted: true, conjunction: "and"))"
     diagnostics.append(Diagnostic(at: name.location, "unknown queue '\(name.value)' of job '\(spec.name)'\(hint)"))
     return 0
   }
@@ -86,7 +88,8 @@ struct GraphBuilder {
   private mutating func resolveDependency(_ name: Located<String>, of spec: JobSpec, id: JobID) -> JobID? {
     guard let dependency = jobIDs[name.value] else {
       let hint = suggestion(for: name.value, among: manifest.jobs.lazy.map(\.name)) ?? ""
-      diagnostics.append(Diagnostic(at: name.location, "unknown dependency '\(name.value)' of job '\(spec.name)'\(hint)"))
+      diagnostics.append(
+        Diagnostic(at: name.location, "unknown dependency '\(name.value)' of job '\(spec.name)'\(hint)"))
       return nil
     }
     guard dependency != id else {

@@ -17,7 +17,8 @@ public enum DiagnosticRenderer {
     for source in sources { lines[source.path] = SourceLines(source) }
     var output = ""
     for diagnostic in diagnostics {
-      output += diagnostic.description + "\n"
+      // A problem with no place in a file (the file itself) is oprun's to say, as `cc: error:`.
+      output += (diagnostic.location == nil ? "oprun: " : "") + diagnostic.description + "\n"
       guard let location = diagnostic.location else { continue }
       if lines[location.file] == nil {
         lines[location.file] = (try? SourceText.read(path: location.file).get()).map(SourceLines.init)

@@ -10,6 +10,18 @@ extension QueueEngine {
     emitTransition(job, from: .ready, to: .executing, at: now, pids: pids)
   }
 
+  /// The executor did not start a launched job because its cancelled flag went up in the
+  /// meantime (a failure earlier in the same batch, under `on-failure: cancel-all`): it
+  /// gives back its slot and finishes without executing, as a cancelled queued job does.
+  public func didNotStart(_ job: JobID) {
+    precondition(phase[job] == .launching && cancelReason[job] != nil, "didNotStart(\(job)) for a job not cancelled while launching")
+    let queue = queue(of: job)
+    queues[queue].running -= 1
+    listQueue(queue)
+    releaseConsole(job)
+    finishWithoutExecuting(job)
+  }
+
   /// Every process of the executing job has exited; `termination` is the one that decides.
   ///
   /// The outcome: cancelled when the flag is raised (whatever the status), timed out after
@@ -23,6 +35,7 @@ extension QueueEngine {
     let queue = queue(of: job)
     queues[queue].running -= 1
     listQueue(queue)
+    releaseConsole(job)
     terminations[job] = termination
     let duration = now - executingSince[job]
     let outcome = attemptOutcome(job, termination: termination)

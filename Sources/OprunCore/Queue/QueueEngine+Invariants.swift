@@ -24,7 +24,8 @@ extension QueueEngine {
       case .pending, .ready: break
       }
       if (phase[job] == .finished) != (outcomes[job] != nil) { problems.append("outcome of \(job) out of step") }
-      if phase[job] == .ready, liveEntries[job] != 1 {
+      let expectedEntries = consoleWaiters.contains(job) ? 0 : 1
+      if phase[job] == .ready, liveEntries[job] != expectedEntries {
         problems.append("ready job \(job) has \(liveEntries[job]) live heap entries")
       }
       if phase[job] == .pending, cancelReason[job] != nil { problems.append("cancelled job \(job) still pending") }

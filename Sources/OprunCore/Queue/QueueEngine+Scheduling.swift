@@ -39,7 +39,10 @@ extension QueueEngine {
       guard phase[job] == .ready, entry.sequence == sequences[job] else { continue }
       if cancelReason[job] != nil {
         finishWithoutExecuting(job)
+      } else if waitsForConsole(job) {
+        continue
       } else {
+        takeConsole(job)
         phase[job] = .launching
         queues[queue].running += 1
         launches.append(Launch(job: job, attempt: attempts[job]))
@@ -81,7 +84,7 @@ extension QueueEngine {
   }
 
   /// A cancelled job reached by its queue: ready → finished without executing.
-  private func finishWithoutExecuting(_ job: JobID) {
+  func finishWithoutExecuting(_ job: JobID) {
     let outcome: Outcome = cancelReason[job] == .dependencyFailed ? .skipped : .cancelled
     finish(job, from: .ready, outcome: outcome, termination: nil, duration: 0, at: clock())
   }

@@ -32,7 +32,10 @@ extension QueueEngine {
       nextSequence += 1
       emit(.priority(job: job, priority: priority))
       // The old heap entry, if any, now carries a stale sequence and is skipped when it surfaces.
-      if phase[job] == .ready { enqueue(job) }
+      if phase[job] == .ready {
+        stopWaitingForConsole(job)
+        enqueue(job)
+      }
       return .changed
     }
   }

@@ -52,6 +52,11 @@ public final class QueueEngine {
   /// Queues that may be able to start something; each listed at most once (`isListed`).
   var queuesWithWork: [QueueID] = []
 
+  /// The interactive job that executes now, if any; see `QueueEngine+Console`.
+  var consoleHolder: JobID?
+  /// Interactive jobs their queue reached while the console was taken, in that order.
+  var consoleWaiters: [JobID] = []
+
   var finishedCount = 0
   var outcomeCounts: [Outcome: Int]
   /// `on-failure: stop` has fired: only `run-if` always/failure jobs start from now on.

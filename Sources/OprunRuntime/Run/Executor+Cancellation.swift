@@ -29,13 +29,13 @@ extension Executor {
   /// When the run ends, nothing it started may outlive it: what jobs left running in their
   /// groups (`server &`) gets SIGTERM, then SIGKILL after the grace period.
   func sweepLeftoverGroups() {
-    var leftovers = jobGroups.filter(processGroupExists)
+    var leftovers = jobGroups.filter(Self.isAlive)
     guard !leftovers.isEmpty else { return }
     for group in leftovers { signalGroup(group, SIGTERM) }
     let deadline = loop.now() + grace
     var done = false
     func check() {
-      leftovers = leftovers.filter(processGroupExists)
+      leftovers = leftovers.filter(Self.isAlive)
       if leftovers.isEmpty {
         done = true
       } else if loop.now() >= deadline {
@@ -47,5 +47,12 @@ extension Executor {
     }
     check()
     loop.run { done }
+  }
+
+  /// Whether a group whose leader was reaped still has a live member; its exited members
+  /// (oprun's children, as the run's subreaper) are reaped on the way.
+  private static func isAlive(_ group: Int32) -> Bool {
+    reapExitedMembers(of: group)
+    return processGroupExists(group)
   }
 }

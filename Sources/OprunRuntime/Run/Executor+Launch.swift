@@ -5,6 +5,12 @@ extension Executor {
   /// Spawns every command of `launch` and tells the engine; a command that cannot start
   /// fails the job with a message in its output, it never stops the run.
   func launch(_ launch: Launch) {
+    // A failure earlier in this batch may have cancelled it (on-failure: cancel-all):
+    // then nothing starts, and it finishes cancelled at once.
+    if engine.isCancelled(launch.job) {
+      engine.didNotStart(launch.job)
+      return
+    }
     let job = graph.jobs[launch.job]
     let queueName = graph.queues[job.queue].name
     let env = environment.entries(for: job, queue: queueName, attempt: launch.attempt)

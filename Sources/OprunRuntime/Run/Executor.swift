@@ -30,6 +30,8 @@ final class Executor: RunObserver {
   var killedEverything = false
   /// Groups stopped by Ctrl-Z, to continue when oprun is continued.
   var stoppedGroups: [Int32] = []
+  /// Set while `launchReady` starts a batch.
+  var isLaunching = false
   /// oprun's signal handling for the run; nil only if it could not be installed.
   var trap: SignalTrap?
 
@@ -46,6 +48,7 @@ final class Executor: RunObserver {
 
   /// Runs every job to its end, then sweeps what the jobs left in their groups.
   func run() {
+    becomeChildSubreaper()
     engine.start()
     launchReady()
     loop.run { engine.isDrained && running.isEmpty && completionGroups.isEmpty }
@@ -55,6 +58,11 @@ final class Executor: RunObserver {
   /// Starts everything the engine allows now. A launch that fails at once frees its slot,
   /// so ask again until the engine has nothing more.
   func launchReady() {
+    // A job that finishes while its batch is being launched asks again; the loop below
+    // already will, after the batch, so that jobs start in the order the engine chose.
+    guard !isLaunching else { return }
+    isLaunching = true
+    defer { isLaunching = false }
     while true {
       let launches = engine.nextLaunches()
       if launches.isEmpty { return }

@@ -198,3 +198,20 @@ import Testing
     #expect(run.engine.counts[.cancelled] == 2)
   }
 }
+
+/// A job launched in the same batch as one whose failure cancels everything.
+@Suite struct QueueLaunchCancellationTests {
+  @Test func launchedJobCancelledBeforeItStartsFinishesWithoutExecuting() {
+    let run = QueueHarness("a\nb")
+    run.start()
+    let launches = run.engine.nextLaunches().map(\.job)
+    #expect(run.names(launches) == ["a", "b"])
+    run.engine.didStart(run.id("a"), pids: [1])
+    run.engine.cancel(run.id("b"), reason: .failurePolicy)
+    run.engine.didNotStart(run.id("b"))
+    run.engine.checkInvariants()
+    #expect(run.outcome("b") == .cancelled)
+    #expect(run.log.lines(of: "b").last == "b ready>finished cancelled")
+    #expect(run.engine.runningCount(queue: 0) == 1)
+  }
+}

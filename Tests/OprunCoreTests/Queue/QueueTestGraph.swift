@@ -49,6 +49,7 @@ func makeGraph(_ text: String, name: String = "main") -> JobGraph {
       case "retries": job.retries = Int(value)!
       case "commands": job.commands = Array(repeating: "true", count: Int(value)!)
       case "timeout": job.timeout = Double(value)!
+      case "interactive": job.interactive = value == "true"
       default: fatalError("unknown job key \(key)")
       }
     }

@@ -68,7 +68,9 @@ extension ManifestDecoder {
     case .qos: job.qos = qualityOfService(value)
     case .queue: job.queue = name(value, of: "queue").map { Located($0, at: location(value)) }
     case .completion: job.completion = command(value)
-    case .runIf: job.runIf = word(value, kind: "run-if condition", among: RunCondition.allCases.map { ($0.rawValue, $0) }) ?? .success
+    case .runIf:
+      job.runIf =
+        word(value, kind: "run-if condition", among: RunCondition.allCases.map { ($0.rawValue, $0) }) ?? .success
     case .timeout: job.timeout = duration(value, key: "timeout")
     case .retries: job.retries = retryCount(value)
     case .env: job.env = environment(value)
@@ -88,7 +90,9 @@ extension ManifestDecoder {
       if tree[value].isNull {
         report(value, "empty command list for job '\(job.name)'")
       } else {
-        reportWrongType(value, expected: "a list of commands", hint: tree[value].kind == .scalar ? "; use 'command' for a single one" : "")
+        reportWrongType(
+          value, expected: "a list of commands",
+          hint: tree[value].kind == .scalar ? "; use 'command' for a single one" : "")
       }
       return
     }

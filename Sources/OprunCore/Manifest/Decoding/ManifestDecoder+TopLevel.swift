@@ -54,7 +54,9 @@ extension ManifestDecoder {
     var defaults = JobDefaults()
     var seen: UInt64 = 0
     for (keyNode, value) in tree.entries(of: node) {
-      guard let key: DefaultsKey = schemaKey(keyNode, of: node, seen: &seen, context: " in 'defaults'") else { continue }
+      guard let key: DefaultsKey = schemaKey(keyNode, of: node, seen: &seen, context: " in 'defaults'") else {
+        continue
+      }
       guard !tree[value].isNull else { continue }
       switch key {
       case .priority: defaults.priority = priority(value)

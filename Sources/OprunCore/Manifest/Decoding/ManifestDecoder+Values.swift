@@ -64,7 +64,10 @@ extension ManifestDecoder {
     }
     let text = tree[node].text
     guard let seconds = Duration.seconds(text), seconds > 0 else {
-      report(node, "bad duration '\(text)' for '\(key)'; write a positive duration like 500ms, 30s, 5m, 1h30m or a number of seconds")
+      report(
+        node,
+        "bad duration '\(text)' for '\(key)'; write a positive duration like 500ms, 30s, 5m, 1h30m or a number of seconds"
+      )
       return nil
     }
     return seconds
@@ -94,7 +97,8 @@ extension ManifestDecoder {
       }
       return priority
     }
-    return word(node, kind: "priority", among: Priority.allCases.map { ($0.word, $0) }, alternatives: Self.priorityNumbers)
+    return word(
+      node, kind: "priority", among: Priority.allCases.map { ($0.word, $0) }, alternatives: Self.priorityNumbers)
   }
 
   private static var priorityNumbers: String {

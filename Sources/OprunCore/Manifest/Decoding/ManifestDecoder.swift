@@ -68,6 +68,10 @@ struct ManifestDecoder {
   ) -> Key? {
     guard let word = keyName(keyNode) else { return nil }
     guard let key = Key.byWord[word] else {
+      if word == "<<" {
+        report(keyNode, "merge keys ('<<') are not supported; alias the whole mapping or repeat its keys")
+        return nil
+      }
       let words = Key.allCases.map(\.word)
       let suggestion = Suggestion.closest(to: word, among: words)
       let hint = suggestion.map { "did you mean '\($0)'?" } ?? "expected \(Self.listing(words, quoted: true))"

@@ -14,7 +14,7 @@ struct YAMLTreeBuilder {
   private struct OpenContainer {
     var node: Int32
     var pendingStart: Int
-    var anchor: String?
+    var isAnchored: Bool
     /// The number of nodes this container stands for once every alias in it is expanded.
     var weight: Int
   }
@@ -24,9 +24,11 @@ struct YAMLTreeBuilder {
   /// The children of every open container, innermost last; moved to `tree.children` at its end.
   private var pending: [Int32] = []
   private var open: [OpenContainer] = []
-  private var anchors: [String: (node: Int32, weight: Int)] = [:]
-  /// Anchors whose node is still open: an alias to one of them would make a cycle.
-  private var openAnchors: [String: Int] = [:]
+  /// The node of each anchor's most recent definition, open or complete: an alias refers to it.
+  private var latestAnchors: [String: Int32] = [:]
+  /// The expanded weight of every complete anchored node; an anchored node missing here is
+  /// still open, and an alias to it would make a cycle.
+  private var anchoredWeights: [Int32: Int] = [:]
   private var expandedByAliases = 0
   private var documents = 0
 
@@ -66,7 +68,8 @@ struct YAMLTreeBuilder {
       case YAML_STREAM_END_EVENT: return .success(tree)
       case YAML_DOCUMENT_START_EVENT: problem = startDocument(event)
       case YAML_SCALAR_EVENT: problem = addScalar(event)
-      case YAML_SEQUENCE_START_EVENT: problem = openContainer(.sequence, event, anchor: event.data.sequence_start.anchor)
+      case YAML_SEQUENCE_START_EVENT:
+        problem = openContainer(.sequence, event, anchor: event.data.sequence_start.anchor)
       case YAML_MAPPING_START_EVENT: problem = openContainer(.mapping, event, anchor: event.data.mapping_start.anchor)
       case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT: problem = closeContainer()
       case YAML_ALIAS_EVENT: problem = addAlias(event)
@@ -89,7 +92,10 @@ struct YAMLTreeBuilder {
     let text = String(decoding: UnsafeBufferPointer(start: scalar.value, count: scalar.length), as: UTF8.self)
     let isPlain = scalar.style == YAML_PLAIN_SCALAR_STYLE && scalar.tag == nil
     let node = appendNode(.scalar, event, isPlain: isPlain, text: text)
-    if let anchor = scalar.anchor { anchors[String(cString: anchor)] = (node, 1) }
+    if let anchor = scalar.anchor {
+      latestAnchors[String(cString: anchor)] = node
+      anchoredWeights[node] = 1
+    }
     attach(node, weight: 1)
     return nil
   }
@@ -100,10 +106,9 @@ struct YAMLTreeBuilder {
     guard open.count < Self.maximumDepth else {
       return Diagnostic(at: location(event), "nesting deeper than \(Self.maximumDepth) levels")
     }
-    let name = anchor.map { String(cString: $0) }
-    if let name { openAnchors[name, default: 0] += 1 }
     let node = appendNode(kind, event, isPlain: false, text: "")
-    open.append(OpenContainer(node: node, pendingStart: pending.count, anchor: name, weight: 1))
+    if let anchor { latestAnchors[String(cString: anchor)] = node }
+    open.append(OpenContainer(node: node, pendingStart: pending.count, isAnchored: anchor != nil, weight: 1))
     return nil
   }
 
@@ -114,28 +119,25 @@ struct YAMLTreeBuilder {
     tree.nodes[node].childCount = Int32(pending.count - container.pendingStart)
     tree.children.append(contentsOf: pending[container.pendingStart...])
     pending.removeSubrange(container.pendingStart...)
-    if let name = container.anchor {
-      openAnchors[name]! -= 1
-      anchors[name] = (container.node, container.weight)
-    }
+    if container.isAnchored { anchoredWeights[container.node] = container.weight }
     attach(container.node, weight: container.weight)
     return nil
   }
 
   private mutating func addAlias(_ event: yaml_event_t) -> Diagnostic? {
     let name = String(cString: event.data.alias.anchor)
-    if openAnchors[name, default: 0] > 0 {
-      return Diagnostic(at: location(event), "alias '*\(name)' refers to a node that contains it (a recursive alias)")
-    }
-    guard let target = anchors[name] else {
+    guard let target = latestAnchors[name] else {
       return Diagnostic(at: location(event), "unknown anchor '\(name)' (an alias must follow its '&\(name)')")
     }
-    expandedByAliases += target.weight
+    guard let weight = anchoredWeights[target] else {
+      return Diagnostic(at: location(event), "alias '*\(name)' refers to a node that contains it (a recursive alias)")
+    }
+    expandedByAliases += weight
     let allowance = max(Self.aliasExpansionAllowance, 10 * tree.nodes.count)
     guard expandedByAliases <= allowance else {
       return Diagnostic(at: location(event), "aliases expand the document to more than \(allowance) nodes")
     }
-    attach(target.node, weight: target.weight)
+    attach(target, weight: weight)
     return nil
   }
 
