@@ -92,6 +92,19 @@ int oprun_signal_unblock(int signal_number) {
   return pthread_sigmask(SIG_UNBLOCK, &set, 0);
 }
 
+int oprun_signal_block(int signal_number) {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, signal_number);
+  return pthread_sigmask(SIG_BLOCK, &set, 0);
+}
+
+int oprun_signal_is_blocked(int signal_number) {
+  sigset_t current;
+  if (pthread_sigmask(SIG_BLOCK, 0, &current) != 0) return 0;
+  return sigismember(&current, signal_number) == 1;
+}
+
 int oprun_terminal_set_foreground(int fd, pid_t pgid) {
   sigset_t ttou, previous;
   sigemptyset(&ttou);

@@ -127,6 +127,12 @@ int oprun_signal_disposition(int signal_number);
 /// Unblocks `signal_number` in the calling thread. Returns 0, or an error number.
 int oprun_signal_unblock(int signal_number);
 
+/// Blocks `signal_number` in the calling thread. Returns 0, or an error number.
+int oprun_signal_block(int signal_number);
+
+/// Whether `signal_number` is blocked in the calling thread: 1 or 0.
+int oprun_signal_is_blocked(int signal_number);
+
 /// tcsetpgrp(fd, pgid) with SIGTTOU blocked in the calling thread, so a
 /// process in a background group may hand the terminal over. Returns 0 or -1 with errno.
 int oprun_terminal_set_foreground(int fd, pid_t pgid);

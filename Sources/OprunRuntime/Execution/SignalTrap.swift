@@ -8,8 +8,10 @@ import Glibc
 /// thread. While installed, SIGPIPE is ignored (a reader of oprun's output
 /// that dies must not kill it before it can clean up) and SIGCHLD is at its
 /// default action (so that children can be waited for). A signal oprun was
-/// started with ignored stays ignored (nohup keeps working). `uninstall()`
-/// puts back every action it changed. One trap per process at a time.
+/// started with ignored stays ignored (nohup keeps working); one it was started
+/// with blocked (a parent that spawned it from a thread blocking signals) is
+/// unblocked, or its handler would never run. `uninstall()` puts back every
+/// action and mask it changed. One trap per process at a time.
 public final class SignalTrap {
   /// What oprun reacts to: cancel (INT, TERM, HUP), suspend/resume (USR1),
   /// stop and continue (TSTP, CONT).
@@ -18,6 +20,8 @@ public final class SignalTrap {
   /// The signals whose handler was installed (those not ignored at start).
   public private(set) var trappedSignals: [Int32] = []
   private var changedSignals: [Int32] = []
+  /// Trapped signals that were blocked in the installing thread, unblocked since.
+  private var unblockedSignals: [Int32] = []
   private let loop: EventLoop
   private let readEnd: Int32
   private let writeEnd: Int32
@@ -58,6 +62,8 @@ public final class SignalTrap {
     for signal in changedSignals.reversed() { oprun_signal_trap_restore(signal) }
     changedSignals = []
     trappedSignals = []
+    for signal in unblockedSignals { oprun_signal_block(signal) }
+    unblockedSignals = []
     oprun_signal_trap_release()
     loop.unwatch(fd: readEnd)
     close(readEnd)
@@ -73,6 +79,10 @@ public final class SignalTrap {
       if result == 0 {
         changedSignals.append(signal)
         trappedSignals.append(signal)
+        if oprun_signal_is_blocked(signal) == 1 {
+          oprun_signal_unblock(signal)
+          unblockedSignals.append(signal)
+        }
       }
     }
   }
