@@ -35,11 +35,8 @@ import Testing
   @Test func interruptingTheCancelDemoDoesWhatTheReadmeSays() throws {
     let folder = try Self.scratchWithFixture("cancel.yaml")
     let oprun = try OprunProcess(runArguments(manifest: "cancel.yaml"), in: folder)
-    for job in ["download-a", "download-b", "download-c"] { try folder.waitUntilExecuting(job) }
-    // download-c says so once its trap is set: only then does SIGINT reach the trap.
-    try waitUntil("download-c fetching") {
-      (try? String(contentsOfFile: oprun.stdoutPath, encoding: .utf8))?.contains("download-c | fetching c") == true
-    }
+    // Each download's `sleep` has started: its shell is past start-up (and c's trap is set).
+    for job in ["download-a", "download-b", "download-c"] { try folder.waitUntilJob(job, runs: "sleep") }
     oprun.send(SIGINT)
     let run = oprun.wait()
 

@@ -4,36 +4,43 @@ import Testing
 /// Job output through pipes: nothing lost, three modes (SPEC §2), and a job whose
 /// grandchild keeps its pipe open (SPEC §3.4).
 @Suite struct OutputTests {
-  /// `left` and `right` take turns writing, so that their lines interleave in time.
+  /// `left` writes a line, then waits for the test; `right` writes three lines (one to
+  /// standard error) once left's first line is out, and finishes.
   static let interleaving = """
     max-concurrent: 2
     jobs:
       left:
-        command: echo left-1; touch left-1; while [ ! -f right-1 ]; do sleep 0.01; done; echo left-2; printf 'left-partial'
+        command: echo left-1; touch left-1; while [ ! -f go ]; do sleep 0.01; done; echo left-2; printf 'left-partial'
       right:
-        command: while [ ! -f left-1 ]; do sleep 0.01; done; echo right-1; echo right-err >&2; touch right-1; echo right-2
+        command: while [ ! -f left-1 ]; do sleep 0.01; done; echo right-1; echo right-err >&2; echo right-2
     """
 
   @Test func prefixedOutputPutsTheJobBeforeEveryLineIncludingAPartialLastOne() throws {
     let folder = try Scratch()
     try folder.manifest(Self.interleaving)
-    let run = try runOprun(runArguments(), in: folder)
+    let oprun = try OprunProcess(runArguments(), in: folder)
+    // Printed as it comes: left's first line shows while left still runs.
+    try waitUntil("left's first line") { oprun.standardOutput.contains("left | left-1\n") }
+    #expect(folder.events.finish(of: "left") == nil)
+    folder.touch("go")
+    let run = oprun.wait()
     #expect(run.status == 0)
     let lines = run.stdout.split(separator: "\n").map(String.init)
-    let left = lines.filter { $0.hasPrefix("left | ") }
+    #expect(lines.filter { $0.hasPrefix("left | ") } == ["left | left-1", "left | left-2", "left | left-partial"])
     let right = lines.filter { $0.hasPrefix("right | ") }
-    #expect(left == ["left | left-1", "left | left-2", "left | left-partial"])
     #expect(Set(right) == ["right | right-1", "right | right-err", "right | right-2"])
     #expect(right.firstIndex(of: "right | right-1")! < right.firstIndex(of: "right | right-2")!)
-    // Printed as they come: left-1 before right-1 before left-2.
-    let order = ["left | left-1", "right | right-1", "left | left-2"].map { lines.firstIndex(of: $0) ?? -1 }
-    #expect(order == order.sorted() && !order.contains(-1), "\(run.stdout)")
   }
 
-  @Test func groupedOutputPrintsEachJobsOutputAsOneBlock() throws {
+  @Test func groupedOutputPrintsEachJobsOutputAsOneBlockWhenItFinishes() throws {
     let folder = try Scratch()
     try folder.manifest(Self.interleaving)
-    let run = try runOprun(runArguments(["--output", "grouped"]), in: folder)
+    let oprun = try OprunProcess(runArguments(["--output", "grouped"]), in: folder)
+    try waitUntil("right's block") { oprun.standardOutput.contains("── right\n") }
+    // left wrote its first line before right began, but is not finished: nothing of it shows.
+    #expect(!oprun.standardOutput.contains("left-1"))
+    folder.touch("go")
+    let run = oprun.wait()
     #expect(run.status == 0)
     #expect(run.stdout.contains("── left\nleft-1\nleft-2\nleft-partial\n"), "\(run.stdout)")
     let rightBlock = try #require(run.stdout.range(of: "── right\n"))

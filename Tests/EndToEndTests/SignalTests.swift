@@ -41,7 +41,8 @@ import Testing
     try folder.manifest(Self.busyManifest)
     let oprun = try OprunProcess(runArguments(["--grace", "5"]), in: folder)
     try folder.waitUntilExists("ready")
-    try folder.waitUntilExecuting("also-running")
+    try folder.waitUntilJob("running", runs: "sleep")
+    try folder.waitUntilJob("also-running", runs: "sleep")
     oprun.send(signal.sent)
     let run = oprun.wait()
 
@@ -158,11 +159,14 @@ import Testing
 
   @Test func sigtstpStopsTheRunningJobsAndOprunAndSigcontContinuesThem() throws {
     let folder = try Scratch()
+    // The worker waits in `read` on a FIFO: one process that never forks, so it is stoppable
+    // at any moment (a shell in vfork waits uninterruptibly for its child).
+    guard mkfifo(folder.path("go.fifo"), 0o600) == 0 else { throw FIFOError() }
     try folder.manifest(
       """
       jobs:
         worker:
-          command: touch ready; while [ ! -f go ]; do sleep 0.01; done
+          command: touch ready; read line < go.fifo; echo "got $line"
       """)
     let oprun = try OprunProcess(runArguments(), in: folder)
     try folder.waitUntilExists("ready")
@@ -174,10 +178,15 @@ import Testing
     #expect(ProcessStat(pid: worker)?.state == "T", "the job stays stopped while oprun is")
     oprun.send(SIGCONT)
     try waitUntil("worker continued") { ProcessStat(pid: worker).map { $0.state != "T" } ?? true }
-    folder.touch("go")
+    let fifo = try #require(FileHandle(forWritingAtPath: folder.path("go.fifo")))
+    fifo.write(Data("go\n".utf8))
+    try fifo.close()
     let run = oprun.wait()
     #expect(run.status == 0)
+    #expect(run.stdout.contains("worker | got go"))
     #expect(folder.events.outcome(of: "worker") == "succeeded")
     expectStreamContract(folder.events)
   }
 }
+
+struct FIFOError: Error {}

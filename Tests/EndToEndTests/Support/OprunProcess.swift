@@ -85,6 +85,9 @@ final class OprunProcess: @unchecked Sendable {
 
   func send(_ signal: Int32) { kill(pid, signal) }
 
+  /// What oprun has written to its standard output so far.
+  var standardOutput: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
+
   func wait() -> Finished {
     process.waitUntilExit()
     let out = (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? ""

@@ -2,6 +2,8 @@ import Foundation
 
 /// What `/proc/PID/stat` says about one process.
 struct ProcessStat {
+  /// The executable's name as the kernel keeps it (field 2): it changes at exec.
+  var command: String
   /// `R`, `S`, `T`, `Z`, … (field 3).
   var state: Character
   /// The process group (field 5).
@@ -17,7 +19,8 @@ struct ProcessStat {
 
   /// Fields after the command name, which is in parentheses and may itself hold spaces.
   init?(statLine: String) {
-    guard let close = statLine.lastIndex(of: ")") else { return nil }
+    guard let open = statLine.firstIndex(of: "("), let close = statLine.lastIndex(of: ")") else { return nil }
+    self.command = String(statLine[statLine.index(after: open)..<close])
     let fields = statLine[statLine.index(after: close)...].split(separator: " ")
     // fields[0] is field 3 of the line.
     guard fields.count > 16, let state = fields[0].first, let group = Int32(fields[2]),
@@ -43,6 +46,12 @@ func liveMembers(ofGroup group: Int32) -> [Int32] {
     guard let stat = ProcessStat(pid: pid) else { return false }
     return stat.group == group && stat.state != "Z" && stat.state != "X"
   }
+}
+
+/// Whether a live process of `group` has exec'd `command`: a job that reached it is past
+/// its shell's start-up and fork, where a signal can be caught and lost.
+func groupRuns(_ group: Int32, command: String) -> Bool {
+  liveMembers(ofGroup: group).contains { ProcessStat(pid: $0)?.command == command }
 }
 
 /// Whether the kernel knows no process at all in `group`: `kill(-group, 0)` fails with ESRCH.

@@ -24,6 +24,15 @@ extension Scratch {
     try waitUntil("\(job) finished") { events.finish(of: job) != nil }
   }
 
+  /// Waits until `job` executes and a process of its group has exec'd `command`, so that a
+  /// signal sent now meets the job's steady state, not its shell starting up (dash catches
+  /// SIGINT while it starts and forks, and a child can lose it before it execs).
+  func waitUntilJob(_ job: String, runs command: String) throws {
+    try waitUntilExecuting(job)
+    let group = try #require(events.pids(of: job).first)
+    try waitUntil("\(job) running \(command)") { groupRuns(group, command: command) }
+  }
+
   /// Waits until the file `name` exists in this folder.
   func waitUntilExists(_ name: String) throws {
     try waitUntil("file \(name)") { exists(name) }
@@ -53,11 +62,14 @@ func expectStreamContract(_ log: EventLog, sourceLocation: SourceLocation = #_so
   }
 }
 
-/// Nothing the run started is alive any more: no live process is in any job's group.
+/// Nothing the run started is left once oprun has exited: every job's process group is
+/// gone (`kill(-pgid, 0)` fails with ESRCH), zombies included, since the run reaps its own.
 func expectNoProcessLeft(_ log: EventLog, sourceLocation: SourceLocation = #_sourceLocation) {
   let groups = log.jobGroups
   #expect(!groups.isEmpty, "no job executed", sourceLocation: sourceLocation)
   for group in groups {
-    #expect(liveMembers(ofGroup: group).isEmpty, "group \(group) still has live processes", sourceLocation: sourceLocation)
+    #expect(
+      processGroupIsGone(group), "group \(group) still has processes: live \(liveMembers(ofGroup: group))",
+      sourceLocation: sourceLocation)
   }
 }
