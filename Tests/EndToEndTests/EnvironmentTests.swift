@@ -98,7 +98,7 @@ import Testing
     #expect(folder.read("project/where.txt") == real(project) + "\n")
   }
 
-  @Test func backgroundQoSRunsTheJobTenStepsNicerThanOprunClampedAt19() throws {
+  @Test func backgroundAndUtilityQoSRunJobsTenAndFiveStepsNicerThanOprun() throws {
     let folder = try Scratch()
     try folder.manifest(
       """
