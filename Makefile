@@ -29,10 +29,15 @@ test: deps
 	$(SWIFT) build
 	$(SWIFT) test
 
-# The queue and executor tests under ThreadSanitizer.
+# The queue, process-layer and reporter tests under ThreadSanitizer, then the end-to-end
+# tests against an instrumented oprun (a report lands in .build-tsan/reports.*).
 test-tsan: deps
-	$(SWIFT) build --sanitize=thread --scratch-path .build-tsan
-	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan
+	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
+	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --filter 'Queue|Execution|Reporting'
+	rm -f .build-tsan/reports.*
+	OPRUN=$(CURDIR)/.build-tsan/debug/oprun TSAN_OPTIONS=log_path=$(CURDIR)/.build-tsan/reports \
+	  $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --filter EndToEnd
+	@! ls .build-tsan/reports.* 2>/dev/null || (echo "ThreadSanitizer reported races in oprun" && false)
 
 bench: build
 	$(SWIFT) build $(RELEASE_FLAGS) --product oprun-bench
