@@ -21,6 +21,12 @@ import Testing
     #expect(record.text(of: .stderr) == "err\n")
   }
 
+  @Test func mergedStandardErrorKeepsTheOrderTheChildWroteIn() throws {
+    let record = try runChild("echo one; echo two >&2; echo three", mergesStandardError: true)
+    #expect(record.text(of: .stdout) == "one\ntwo\nthree\n")
+    #expect(record.text(of: .stderr) == "")
+  }
+
   @Test func environmentReachesTheChildExactly() throws {
     let record = try runChild(
       "echo \"$GREETING\"; env | sort", environment: ["GREETING=hello world", "PATH=/usr/bin:/bin"])

@@ -25,10 +25,12 @@ let testEnvironment = ["PATH=/usr/local/bin:/usr/bin:/bin"]
 /// Spawns `command` and watches it on `loop`, recording what it does.
 func startChild(
   _ command: String, loop: EventLoop, spawner: Spawner = Spawner(), environment: [String] = testEnvironment,
-  directory: String? = nil, qos: QualityOfService = .default, framing: OutputFraming = .lines
+  directory: String? = nil, qos: QualityOfService = .default, framing: OutputFraming = .lines,
+  mergesStandardError: Bool = false
 ) throws -> (SpawnedProcess, ChildRecord) {
   let request = SpawnRequest(
-    command: command, environment: environment, workingDirectory: directory, qos: qos)
+    command: command, environment: environment, workingDirectory: directory, qos: qos,
+    mergesStandardError: mergesStandardError)
   let process = try spawner.spawn(request).get()
   let record = ChildRecord()
   loop.watchProcess(
@@ -72,11 +74,12 @@ func runLoop(
 /// Spawns `command`, runs it to its end, and returns the record.
 func runChild(
   _ command: String, environment: [String] = testEnvironment, directory: String? = nil,
-  framing: OutputFraming = .lines
+  framing: OutputFraming = .lines, mergesStandardError: Bool = false
 ) throws -> ChildRecord {
   let loop = EventLoop()
   let (_, record) = try startChild(
-    command, loop: loop, environment: environment, directory: directory, framing: framing)
+    command, loop: loop, environment: environment, directory: directory, framing: framing,
+    mergesStandardError: mergesStandardError)
   runLoop(loop) { record.termination != nil }
   return record
 }

@@ -10,10 +10,14 @@ final class CStringArray {
     var cursor = storage.assumingMemoryBound(to: CChar.self)
     for (index, string) in strings.enumerated() {
       pointers[index] = cursor
-      for byte in string.utf8 {
-        cursor.pointee = CChar(bitPattern: byte)
-        cursor += 1
+      var string = string
+      let count = string.withUTF8 { bytes in
+        if let source = bytes.baseAddress {
+          UnsafeMutableRawPointer(cursor).copyMemory(from: source, byteCount: bytes.count)
+        }
+        return bytes.count
       }
+      cursor += count
       cursor.pointee = 0
       cursor += 1
     }

@@ -1,8 +1,9 @@
 import COprunSystem
 import Glibc
 
-/// The two pipes a child writes its output to: close-on-exec both ends, the
-/// read ends non-blocking.
+/// The pipes a child writes its output to: close-on-exec both ends, the read ends
+/// non-blocking. One pipe serves both streams when they are merged (as ninja does: one
+/// pipe less per job, and the two streams keep the order the child wrote them in).
 struct OutputPipes {
   struct Pipe {
     var read: Int32
@@ -10,10 +11,15 @@ struct OutputPipes {
   }
 
   let stdout: Pipe
-  let stderr: Pipe
+  /// Nil when standard error goes down the `stdout` pipe.
+  let stderr: Pipe?
 
-  init() throws(SpawnError) {
+  init(mergingStandardError merged: Bool) throws(SpawnError) {
     stdout = try Self.makePipe()
+    guard !merged else {
+      stderr = nil
+      return
+    }
     do {
       stderr = try Self.makePipe()
     } catch {
@@ -23,6 +29,9 @@ struct OutputPipes {
     }
   }
 
+  /// The descriptor the child's standard error is to become.
+  var stderrWriteEnd: Int32 { stderr?.write ?? stdout.write }
+
   private static func makePipe() throws(SpawnError) -> Pipe {
     var fds: [Int32] = [-1, -1]
     guard oprun_pipe_cloexec(&fds, 1) == 0 else { throw .system(SystemError("pipe2")) }
@@ -31,12 +40,12 @@ struct OutputPipes {
 
   func closeWriteEnds() {
     close(stdout.write)
-    close(stderr.write)
+    if let stderr { close(stderr.write) }
   }
 
   func closeReadEnds() {
     close(stdout.read)
-    close(stderr.read)
+    if let stderr { close(stderr.read) }
   }
 
   func closeAll() {

@@ -16,10 +16,13 @@ public struct SpawnRequest: Sendable, Equatable {
   public var interactive: Bool
   /// The shell that runs `command`.
   public var shell: String
+  /// Standard error goes down the standard output pipe (delivered as `.stdout`), so that
+  /// the two keep the order the child wrote them in and a job costs one pipe, not two.
+  public var mergesStandardError: Bool
 
   public init(
     command: String, environment: [String], workingDirectory: String? = nil, qos: QualityOfService = .default,
-    interactive: Bool = false, shell: String = "/bin/sh"
+    interactive: Bool = false, shell: String = "/bin/sh", mergesStandardError: Bool = false
   ) {
     self.command = command
     self.environment = environment
@@ -27,6 +30,7 @@ public struct SpawnRequest: Sendable, Equatable {
     self.qos = qos
     self.interactive = interactive
     self.shell = shell
+    self.mergesStandardError = mergesStandardError
   }
 }
 

@@ -28,7 +28,7 @@ public final class Spawner {
 
   private func start(_ request: SpawnRequest) throws(SpawnError) -> SpawnedProcess {
     let stdinFd = request.interactive ? -1 : try openNullDevice()
-    let output = request.interactive ? nil : try OutputPipes()
+    let output = request.interactive ? nil : try OutputPipes(mergingStandardError: request.mergesStandardError)
     let takesTerminal = request.interactive && Terminal.oprunHoldsForeground
     let pid = try launch(request, stdin: stdinFd, output: output, takesTerminal: takesTerminal)
     output?.closeWriteEnds()
@@ -41,7 +41,7 @@ public final class Spawner {
       throw .system(error)
     }
     return SpawnedProcess(
-      pid: pid, pidfd: pidfd, stdout: output?.stdout.read, stderr: output?.stderr.read,
+      pid: pid, pidfd: pidfd, stdout: output?.stdout.read, stderr: output?.stderr?.read,
       holdsTerminal: takesTerminal)
   }
 
@@ -57,7 +57,7 @@ public final class Spawner {
       withOptionalCString(request.workingDirectory) { directory in
         var plan = oprun_spawn_plan(
           path: shell, argv: arguments.pointers, envp: environment.pointers, directory: directory,
-          stdin_fd: stdin, stdout_fd: output?.stdout.write ?? -1, stderr_fd: output?.stderr.write ?? -1,
+          stdin_fd: stdin, stdout_fd: output?.stdout.write ?? -1, stderr_fd: output?.stderrWriteEnd ?? -1,
           set_nice: niceness != baseNiceness ? 1 : 0, nice: niceness,
           ioprio: scheduling.ioPriority?.rawValue ?? 0, terminal_fd: takesTerminal ? STDIN_FILENO : -1)
         return oprun_spawn(&plan, &failure)

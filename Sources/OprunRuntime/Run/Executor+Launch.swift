@@ -19,7 +19,7 @@ extension Executor {
     for command in job.commands {
       let request = SpawnRequest(
         command: command, environment: env, workingDirectory: directories.directory(of: job), qos: job.qos,
-        interactive: job.interactive)
+        interactive: job.interactive, mergesStandardError: true)
       switch spawner.spawn(request) {
       case .success(let process):
         state.groups.append(process.processGroup)
