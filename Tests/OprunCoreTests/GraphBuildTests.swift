@@ -64,14 +64,14 @@ import Testing
     #expect(own.retries == 0)
   }
 
-  @Test func qosFallsBackToDefaultsThenTheQueueThenDefault() throws {
+  @Test func qosFallsBackToTheQueueThenDefaultsThenDefault() throws {
     let withDefaults = try graph(
       """
       defaults: {qos: utility}
       queues: {ui: {qos: userInteractive}}
-      jobs: {a: {command: x, queue: ui}}
+      jobs: {a: {command: x, queue: ui}, b: {command: x}}
       """)
-    #expect(withDefaults.jobs[0].qos == .utility)
+    #expect(withDefaults.jobs.map(\.qos) == [.userInteractive, .utility])
     let withoutDefaults = try graph(
       """
       queues: {ui: {qos: userInteractive}}

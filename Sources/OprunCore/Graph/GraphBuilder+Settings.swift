@@ -1,12 +1,12 @@
 extension GraphBuilder {
-  /// A job with `defaults`, the queue's QoS and the manifest's `env` and `cwd` applied.
+  /// A job with its queue's QoS (more particular than `defaults`), `defaults`, and the manifest's `env` and `cwd` applied.
   func node(id: JobID, spec: JobSpec, queue: QueueID, qos queueQoS: QualityOfService?, dependencies: [JobID]) -> JobNode
   {
     let defaults = manifest.defaults
     return JobNode(
       id: id, name: spec.name, queue: queue, dependencies: dependencies,
       explicitPriority: spec.priority ?? defaults.priority,
-      qos: spec.qos ?? defaults.qos ?? queueQoS ?? .default,
+      qos: spec.qos ?? queueQoS ?? defaults.qos ?? .default,
       commands: spec.commands, completion: spec.completion, runIf: spec.runIf,
       timeout: spec.timeout ?? defaults.timeout, retries: spec.retries ?? defaults.retries ?? 0,
       env: Self.environment(manifest.env, overriddenBy: spec.env),

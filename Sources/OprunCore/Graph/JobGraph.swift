@@ -59,7 +59,7 @@ public struct JobNode: Sendable {
   public var dependents: [JobID]
   /// The job's own `priority`, else `defaults.priority`; nil when neither is written.
   public var explicitPriority: Priority?
-  /// The job's `qos`, else `defaults.qos`, else its queue's, else `.default`.
+  /// The job's `qos`, else its queue's, else `defaults.qos`, else `.default`.
   public var qos: QualityOfService
   public var commands: [String]
   public var completion: String?
