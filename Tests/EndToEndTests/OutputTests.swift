@@ -94,6 +94,27 @@ import Testing
   }
 }
 
+/// What a job started and detached with `setsid` is no longer the run's: it outlives it.
+@Suite struct DetachedProcessTests {
+  @Test func aProcessDetachedWithSetsidOutlivesTheRun() throws {
+    let folder = try Scratch()
+    try folder.manifest(
+      """
+      jobs:
+        daemon:
+          command: setsid sh -c 'echo $$ > daemon.pid; exec sleep 30' & while [ ! -s daemon.pid ]; do sleep 0.01; done
+      """)
+    let oprun = try OprunProcess(runArguments(), in: folder)
+    // Foundation's Process learns of an exit through a descriptor its child inherits,
+    // which the daemon holds too: watch oprun itself end instead.
+    try waitUntil("oprun to end") { !isAlive(oprun.pid) }
+    let daemon = try #require(folder.read("daemon.pid").flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
+    #expect(isAlive(daemon), "a setsid daemon is left alone when the run ends")
+    kill(daemon, SIGKILL)
+    #expect(oprun.wait().status == 0)
+  }
+}
+
 /// How many bytes of `path` are `character`, counted by `tr` and `wc` without reading the
 /// file into this process.
 func countBytes(_ character: Character, in path: String) throws -> Int {

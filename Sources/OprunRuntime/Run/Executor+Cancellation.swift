@@ -11,9 +11,11 @@ extension Executor {
     running[job] = state
     let signal = reason == .interrupt ? SIGINT : SIGTERM
     let groups = state.groups
-    for group in groups { signalGroup(group, signal) }
-    loop.schedule(after: grace) {
-      for group in groups where processGroupExists(group) { signalGroup(group, SIGKILL) }
+    for (group, _) in groups { signalGroup(group, signal) }
+    loop.schedule(after: grace) { [unowned self] in
+      for (group, serial) in groups where groupSerials[group] == serial {
+        signalGroup(group, SIGKILL)
+      }
     }
   }
 
@@ -21,38 +23,51 @@ extension Executor {
   /// and no completion starts any more.
   func killEverything() {
     killedEverything = true
-    for group in jobGroups + Array(completionGroups) where processGroupExists(group) {
-      signalGroup(group, SIGKILL)
-    }
+    for group in ownChildGroups() { signalGroup(group, SIGKILL) }
   }
 
   /// When the run ends, nothing it started may outlive it: what jobs left running in their
-  /// groups (`server &`) gets SIGTERM, then SIGKILL after the grace period.
+  /// groups (`server &`) gets SIGTERM, then SIGKILL after the grace period. By then every
+  /// job and completion has been reaped, so any child left is a leftover to reap here.
   func sweepLeftoverGroups() {
-    var leftovers = jobGroups.filter(Self.isAlive)
+    // Exited leftovers are reaped here rather than left as zombies to an init that may
+    // reap them late, which would keep their groups looking alive after oprun has gone.
+    reapExitedChildren()
+    let leftovers = ownChildGroups()
     guard !leftovers.isEmpty else { return }
     for group in leftovers { signalGroup(group, SIGTERM) }
     let deadline = loop.now() + grace
+    var killed = false
     var done = false
     func check() {
-      leftovers = leftovers.filter(Self.isAlive)
-      if leftovers.isEmpty {
+      reapExitedChildren()
+      let remaining = ownChildGroups()
+      // A process that SIGKILL cannot end (stuck in the kernel) is given up on after a second.
+      if remaining.isEmpty || loop.now() >= deadline + 1 {
         done = true
-      } else if loop.now() >= deadline {
-        for group in leftovers { signalGroup(group, SIGKILL) }
-        done = true
-      } else {
-        loop.schedule(after: 0.01) { check() }
+        return
       }
+      if !killed && loop.now() >= deadline {
+        for group in remaining { signalGroup(group, SIGKILL) }
+        killed = true
+      }
+      loop.schedule(after: 0.01) { check() }
     }
     check()
     loop.run { done }
   }
 
-  /// Whether a group whose leader was reaped still has a live member; its exited members
-  /// (oprun's children, as the run's subreaper) are reaped on the way.
-  private static func isAlive(_ group: Int32) -> Bool {
-    reapExitedMembers(of: group)
-    return processGroupExists(group)
+  /// The groups this run created that still have a living member among oprun's children
+  /// (oprun is the subreaper of everything its jobs start; one that detached itself with
+  /// `setsid` is in a group of its own and is left alone).
+  func ownChildGroups() -> Set<Int32> {
+    ChildProcessGroups.scan().filter { groupSerials[$0] != nil }
+  }
+
+  /// Reaps every child that has exited. Only once no job or completion is being watched:
+  /// their statuses belong to their own watches.
+  private func reapExitedChildren() {
+    var status: Int32 = 0
+    while waitpid(-1, &status, WNOHANG) > 0 {}
   }
 }

@@ -19,6 +19,7 @@ extension Executor {
     case .success(let process):
       let group = process.processGroup
       completionGroups.insert(group)
+      _ = registerGroup(group)
       bus.publish(.completionStarted(job: job.id, pid: process.pid))
       loop.watchProcess(
         process, output: framing,

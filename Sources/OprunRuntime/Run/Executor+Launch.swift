@@ -22,9 +22,8 @@ extension Executor {
         interactive: job.interactive, mergesStandardError: true)
       switch spawner.spawn(request) {
       case .success(let process):
-        state.groups.append(process.processGroup)
+        state.groups.append((process.processGroup, registerGroup(process.processGroup)))
         state.remaining += 1
-        jobGroups.append(process.processGroup)
         watch(process, of: launch.job)
       case .failure(let error):
         state.termination = .exited(127)
@@ -35,7 +34,7 @@ extension Executor {
       state.timeoutTimer = loop.schedule(after: timeout) { [unowned self] in engine.timedOut(launch.job) }
     }
     running[launch.job] = state
-    engine.didStart(launch.job, pids: state.groups)
+    engine.didStart(launch.job, pids: state.groups.map(\.group))
     for error in failures {
       bus.publish(.output(job: launch.job, stream: .stderr, text: Array("oprun: \(error)\n".utf8)))
     }

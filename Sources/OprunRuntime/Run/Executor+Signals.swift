@@ -40,7 +40,7 @@ extension Executor {
   /// Ctrl-Z: the running jobs' groups stop first, then oprun itself; when the shell
   /// continues oprun (`fg`), SIGCONT reaches the trap and the groups continue.
   private func stopJobsAndSelf() {
-    stoppedGroups = running.values.flatMap(\.groups) + Array(completionGroups)
+    stoppedGroups = Array(ownChildGroups())
     for group in stoppedGroups { signalGroup(group, SIGSTOP) }
     trap?.stopSelf()
     continueStoppedJobs()

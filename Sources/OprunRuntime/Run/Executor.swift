@@ -22,8 +22,11 @@ final class Executor: RunObserver {
   var running: [JobID: RunningJob] = [:]
   /// Completion commands still running: their process groups.
   var completionGroups: Set<Int32> = []
-  /// Every process group a job led: what is left in them when the run ends gets swept.
-  var jobGroups: [Int32] = []
+  /// Every process group this run created (jobs and completions), each with the serial
+  /// number of the spawn that created it: a number the kernel hands out again belongs to
+  /// a later spawn, and a timer meant for the first one must leave it alone.
+  var groupSerials: [Int32: Int] = [:]
+  var lastSerial = 0
   /// The first cancelling signal oprun received; the run ends by it.
   var receivedSignal: Int32?
   /// A second interrupt killed everything: no completion runs any more.
@@ -44,6 +47,13 @@ final class Executor: RunObserver {
     self.framing = configuration.outputMode == .raw ? .chunks : .lines
     self.environment = JobEnvironment(inherited: JobEnvironment.inherited())
     self.directories = JobDirectories(manifest: graph.manifest)
+  }
+
+  /// Records a group this run just created; returns its serial.
+  func registerGroup(_ group: Int32) -> Int {
+    lastSerial += 1
+    groupSerials[group] = lastSerial
+    return lastSerial
   }
 
   /// Runs every job to its end, then sweeps what the jobs left in their groups.
@@ -85,8 +95,8 @@ final class Executor: RunObserver {
 /// The commands of one executing attempt.
 struct RunningJob {
   var attempt: Int
-  /// One process group per started command (its pid).
-  var groups: [Int32]
+  /// One process group per started command (its pid), with the serial it was registered under.
+  var groups: [(group: Int32, serial: Int)]
   /// Commands that have not exited yet.
   var remaining: Int
   /// The first command that did not succeed decides; `.exited(0)` while all did.

@@ -1,0 +1,46 @@
+import Glibc
+
+/// The process groups of oprun's living children, read from /proc.
+///
+/// As the run's subreaper, oprun inherits whatever its jobs leave behind, so its children
+/// are exactly the job and completion processes still running plus those leftovers. Asking
+/// for them, rather than signalling every group number the run ever used, keeps a cleanup
+/// from reaching a stranger that was given a recycled number (pid_max is often 32768).
+public enum ChildProcessGroups {
+  /// The groups of every child of this process, zombies included (they are not reaped yet).
+  public static func scan() -> Set<Int32> {
+    let me = getpid()
+    var groups: Set<Int32> = []
+    guard let directory = opendir("/proc") else { return groups }
+    defer { closedir(directory) }
+    var buffer = [UInt8](repeating: 0, count: 512)
+    while let entry = readdir(directory) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
+        String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+      }
+      guard let first = name.utf8.first, first >= UInt8(ascii: "0"), first <= UInt8(ascii: "9") else { continue }
+      if let (parent, group) = stat("/proc/\(name)/stat", buffer: &buffer), parent == me {
+        groups.insert(group)
+      }
+    }
+    return groups
+  }
+
+  /// Parent pid and process group from a `/proc/PID/stat` file.
+  private static func stat(_ path: String, buffer: inout [UInt8]) -> (Int32, Int32)? {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+    guard count > 0 else { return nil }
+    // The command name, in parentheses, may hold spaces: fields start after the last ')'.
+    let text = buffer[0..<count]
+    guard let close = text.lastIndex(of: UInt8(ascii: ")")) else { return nil }
+    let fields = text[(close + 1)...].split(separator: UInt8(ascii: " "), maxSplits: 4)
+    guard fields.count >= 4,
+      let parent = Int32(String(decoding: fields[1], as: UTF8.self)),
+      let group = Int32(String(decoding: fields[2], as: UTF8.self))
+    else { return nil }
+    return (parent, group)
+  }
+}
