@@ -4,9 +4,10 @@
 # and oprun's start-up time on a one-job manifest. Needs hyperfine, ninja, cc (installed if missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+ROOT=$PWD
 OPRUN=${OPRUN:-$PWD/.build/release/oprun}
 N=${N:-1000}
-RUNS=${RUNS:-10}
+RUNS=${RUNS:-30}
 need() { command -v "$1" >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null; }; }
 need hyperfine hyperfine
 need ninja ninja-build
@@ -16,19 +17,19 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cc -O2 -o "$work/spawn-floor" Benchmarks/spawn-floor.c
 
-printf '%-8s %10s %10s %10s %10s   %s\n' shape "floor ms" "oprun ms" "ninja ms" "make ms" "per-job overhead over the floor (us): oprun / ninja / make"
+printf '%-8s %10s %10s %10s %10s   %s\n' shape "floor ms" "oprun ms" "ninja ms" "make ms" "per-job overhead over the floor (us): oprun / ninja / make  (medians of $RUNS interleaved rounds)"
 for shape in flat chain layered; do
   python3 Benchmarks/gen-graphs.py "$shape" "$N" "$work"
   # The floor runs as many at once as the graph allows: a chain, one at a time.
   width=2; [ "$shape" = chain ] && width=1
-  (cd "$work" && hyperfine -N --warmup 2 --runs "$RUNS" --export-json "$shape.json" \
-    -n floor "$work/spawn-floor $N $width" \
-    -n oprun "$OPRUN -j 2 -q $shape.yaml" \
-    -n ninja "ninja -j 2 -f $shape.ninja" \
-    -n make "make -s -j 2 -f $shape.mk" >/dev/null)
+  (cd "$work" && python3 "$ROOT/Benchmarks/interleave.py" "$RUNS" \
+    "floor=$work/spawn-floor $N $width" \
+    "oprun=$OPRUN -j 2 -q $shape.yaml" \
+    "ninja=ninja -j 2 -f $shape.ninja" \
+    "make=make -s -j 2 -f $shape.mk" >"$shape.json")
   python3 - "$work/$shape.json" "$shape" "$N" <<'PY'
 import json, sys
-results = {r["command"]: r["mean"] * 1000 for r in json.load(open(sys.argv[1]))["results"]}
+results = json.load(open(sys.argv[1]))
 shape, n = sys.argv[2], int(sys.argv[3])
 floor = results["floor"]
 over = lambda k: (results[k] - floor) * 1000 / n
