@@ -29,6 +29,13 @@ import Testing
     #expect(lines == ["  0.500s  executing   test    pids 4243 4242"])
   }
 
+  @Test func aFailedAttemptGoingBackToItsQueueSaysHowItEnded() {
+    let lines = report([
+      transition(1, .executing, .ready, attempt: 2, termination: .exited(4), duration: 0.2, at: 1.5)
+    ]).out
+    #expect(lines == ["  1.500s  ready       test    retrying: attempt 1 ended with exit 4"])
+  }
+
   @Test func aRetryShowsItsAttempt() {
     let lines = report([
       transition(1, .ready, .executing, attempt: 2, pids: [7], at: 2),

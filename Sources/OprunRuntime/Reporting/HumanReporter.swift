@@ -69,6 +69,10 @@ public final class HumanReporter: RunObserver {
     switch transition.to {
     case .pending:
       showLine(at: time, "pending", name, from: .verbose)
+    case .ready where transition.from == .executing:
+      // A failed attempt goes back to its queue to be run again.
+      let ending = transition.termination.map(TimelineFormatter.terminationText) ?? "failed"
+      showLine(at: time, "ready", name, "retrying: attempt \(transition.attempt - 1) ended with \(ending)")
     case .ready:
       showLine(at: time, "ready", name)
     case .executing:
