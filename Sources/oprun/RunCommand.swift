@@ -16,7 +16,8 @@ struct RunCommand: ParsableCommand {
   @Argument(help: ArgumentHelp("Run only these jobs and their dependencies.", valueName: "JOB"))
   var jobs: [String] = []
 
-  @Option(name: [.customShort("j"), .long], help: ArgumentHelp("Override max-concurrent of every queue.", valueName: "N"))
+  @Option(
+    name: [.customShort("j"), .long], help: ArgumentHelp("Override max-concurrent of every queue.", valueName: "N"))
   var maxConcurrent: Int?
 
   @Flag(name: [.customShort("k"), .long], help: "Keep going after a failure (on-failure: continue).")
@@ -25,10 +26,13 @@ struct RunCommand: ParsableCommand {
   @Flag(help: "Cancel running jobs too after a failure (on-failure: cancel-all).")
   var failFast = false
 
-  @Flag(name: [.customShort("n"), .long], help: "Print the order a serial run would start the jobs, and why; run nothing.")
+  @Flag(
+    name: [.customShort("n"), .long], help: "Print the order a serial run would start the jobs, and why; run nothing.")
   var dryRun = false
 
-  @Option(help: ArgumentHelp("Job output: prefixed (each line as 'job | text'), grouped (one block per job), raw.", valueName: "MODE"))
+  @Option(
+    help: ArgumentHelp(
+      "Job output: prefixed (each line as 'job | text'), grouped (one block per job), raw.", valueName: "MODE"))
   var output: RunConfiguration.OutputMode = .prefixed
 
   @Option(help: ArgumentHelp("Write the NDJSON event stream to PATH ('-' for standard output).", valueName: "PATH"))

@@ -7,7 +7,8 @@ import Testing
     let folder = try Scratch()
     try folder.write(
       "complete.sh",
-      #"printf '%s|%s|%s|%s\n' "$OPRUN_JOB" "$OPRUN_QUEUE" "$OPRUN_JOB_STATUS" "$OPRUN_EXIT_CODE" > "$OPRUN_JOB.completion""#)
+      #"printf '%s|%s|%s|%s\n' "$OPRUN_JOB" "$OPRUN_QUEUE" "$OPRUN_JOB_STATUS" "$OPRUN_EXIT_CODE" > "$OPRUN_JOB.completion""#
+    )
     let completion = "sh complete.sh"
     try folder.manifest(
       """
@@ -124,7 +125,8 @@ import Testing
         background: {command: "cut -d' ' -f19 /proc/$$/stat > nice.txt", qos: background}
       """)
     // oprun itself at niceness 15 (or more): background would be 25, clamped to 19.
-    let oprun = try OprunProcess(["nice", "-n", "15", oprunBinary] + runArguments(), in: folder, executable: "/usr/bin/env")
+    let oprun = try OprunProcess(
+      ["nice", "-n", "15", oprunBinary] + runArguments(), in: folder, executable: "/usr/bin/env")
     let run = oprun.wait()
     #expect(run.status == 0)
     #expect(folder.read("nice.txt") == "19\n")

@@ -79,7 +79,8 @@ import Testing
       """)
     let oprun = try OprunProcess(runArguments(["--grace", "5"]), in: folder)
     try folder.waitUntilFinished("holder")
-    let leftover = try #require(folder.read("leftover.pid").flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
+    let leftover = try #require(
+      folder.read("leftover.pid").flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
     #expect(isAlive(leftover), "the grandchild still runs after its job finished")
     #expect(folder.events.outcome(of: "holder") == "succeeded")
     folder.touch("go")
@@ -108,7 +109,8 @@ import Testing
     // Foundation's Process learns of an exit through a descriptor its child inherits,
     // which the daemon holds too: watch oprun itself end instead.
     try waitUntil("oprun to end") { !isAlive(oprun.pid) }
-    let daemon = try #require(folder.read("daemon.pid").flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
+    let daemon = try #require(
+      folder.read("daemon.pid").flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
     #expect(isAlive(daemon), "a setsid daemon is left alone when the run ends")
     kill(daemon, SIGKILL)
     #expect(oprun.wait().status == 0)

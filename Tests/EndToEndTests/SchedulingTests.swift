@@ -56,10 +56,15 @@ import Testing
     let log = folder.events
     #expect(
       log.order(of: "executing", queue: "wide")
-        == ["wide-interactive", "wide-initiated", "wide-default", "wide-utility", "wide-explicit-low", "wide-background"])
+        == [
+          "wide-interactive", "wide-initiated", "wide-default", "wide-utility", "wide-explicit-low", "wide-background",
+        ])
     #expect(
       log.order(of: "executing", queue: "serial")
-        == ["serial-background", "serial-utility", "serial-default", "serial-initiated", "serial-interactive", "serial-explicit-low"])
+        == [
+          "serial-background", "serial-utility", "serial-default", "serial-initiated", "serial-interactive",
+          "serial-explicit-low",
+        ])
     expectStreamContract(log)
   }
 

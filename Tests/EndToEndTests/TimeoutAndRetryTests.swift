@@ -63,7 +63,9 @@ import Testing
     #expect(finish.string("outcome") == "succeeded")
     #expect(finish.int("attempt") == 2)
     // The failed attempt goes back to ready, not to finished.
-    let retry = log.named("transition", job: "flaky").first { $0.string("from") == "executing" && $0.string("to") == "ready" }
+    let retry = log.named("transition", job: "flaky").first {
+      $0.string("from") == "executing" && $0.string("to") == "ready"
+    }
     #expect(retry != nil)
     #expect(log.transitions(of: "flaky", to: "executing").map { $0.int("attempt") } == [1, 2])
     #expect(log.outcome(of: "after") == "succeeded")

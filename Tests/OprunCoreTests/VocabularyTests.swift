@@ -11,7 +11,8 @@ import Testing
 
 @Test func explicitPriorityWinsOverQoSAndSerialQueuesIgnoreQoS() {
   let location = SourceLocation(file: "jobs.yaml", line: 1, column: 1)
-  var job = JobNode(id: 0, name: "a", queue: 0, dependencies: [], qos: .background, commands: ["true"], location: location)
+  var job = JobNode(
+    id: 0, name: "a", queue: 0, dependencies: [], qos: .background, commands: ["true"], location: location)
   #expect(job.band(onSerialQueue: false) == .veryLow)
   #expect(job.band(onSerialQueue: true) == .normal)
   job.explicitPriority = .high

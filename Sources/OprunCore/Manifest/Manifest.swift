@@ -68,7 +68,8 @@ public struct QueueSpec: Sendable {
   public var maxConcurrent: Located<Int>?
   public var qos: QualityOfService?
 
-  public init(name: String, location: SourceLocation, maxConcurrent: Located<Int>? = nil, qos: QualityOfService? = nil) {
+  public init(name: String, location: SourceLocation, maxConcurrent: Located<Int>? = nil, qos: QualityOfService? = nil)
+  {
     self.name = name
     self.location = location
     self.maxConcurrent = maxConcurrent

@@ -14,7 +14,9 @@ extension QueueEngine {
   /// meantime (a failure earlier in the same batch, under `on-failure: cancel-all`): it
   /// gives back its slot and finishes without executing, as a cancelled queued job does.
   public func didNotStart(_ job: JobID) {
-    precondition(phase[job] == .launching && cancelReason[job] != nil, "didNotStart(\(job)) for a job not cancelled while launching")
+    precondition(
+      phase[job] == .launching && cancelReason[job] != nil,
+      "didNotStart(\(job)) for a job not cancelled while launching")
     let queue = queue(of: job)
     queues[queue].running -= 1
     listQueue(queue)

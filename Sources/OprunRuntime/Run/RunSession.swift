@@ -68,7 +68,8 @@ final class RunSession {
 
   private func humanOptions(humanFD: Int32) -> HumanOptions {
     let environment = getenv("NO_COLOR").map { String(cString: $0) }
-    let color = Terminal.isTerminal(humanFD) && (environment == nil || environment == "")
+    let color =
+      Terminal.isTerminal(humanFD) && (environment == nil || environment == "")
       && getenv("TERM").map { String(cString: $0) } != "dumb"
     let githubActions = getenv("GITHUB_ACTIONS").map { String(cString: $0) } == "true"
     return HumanOptions(

@@ -56,7 +56,9 @@ func expectStreamContract(_ log: EventLog, sourceLocation: SourceLocation = #_so
   #expect(log.last?.string("event") == "run-finished", sourceLocation: sourceLocation)
   #expect(log.named("run-finished").count == 1, sourceLocation: sourceLocation)
   let counts = log.finishedCounts
-  #expect(counts.count == log.announcedJobCount, "jobs in transitions: \(counts.keys.sorted())", sourceLocation: sourceLocation)
+  #expect(
+    counts.count == log.announcedJobCount, "jobs in transitions: \(counts.keys.sorted())",
+    sourceLocation: sourceLocation)
   for (job, finished) in counts.sorted(by: { $0.key < $1.key }) {
     #expect(finished == 1, "\(job) finished \(finished) times", sourceLocation: sourceLocation)
   }
