@@ -31,9 +31,15 @@ __attribute__((noreturn)) static void child_fail(int report_fd, int stage, int e
   __builtin_unreachable();
 }
 
+// Every action back to its default, and every signal still pending dropped: setting an
+// action to SIG_IGN discards what is pending. A signal meant for oprun's own group (a Ctrl-C
+// that lands while the child, blocked, has not left the group yet) must not kill the job as
+// soon as the mask is cleared. Called after setpgid, so nothing new comes from that group.
 static void child_reset_signal_actions(void) {
   for (int signal_number = 1; signal_number < kernel_signal_count; signal_number++) {
     if (signal_number == SIGKILL || signal_number == SIGSTOP) continue;
+    struct kernel_sigaction ignore = {SIG_IGN, 0, 0, 0};
+    syscall(SYS_rt_sigaction, signal_number, &ignore, 0, kernel_sigset_size);
     struct kernel_sigaction action = {SIG_DFL, 0, 0, 0};
     syscall(SYS_rt_sigaction, signal_number, &action, 0, kernel_sigset_size);
   }
@@ -60,8 +66,8 @@ static void child_install_stdio(const struct oprun_spawn_plan *plan, int report_
 }
 
 __attribute__((noreturn)) static void child_run(const struct oprun_spawn_plan *plan, int report_fd) {
-  child_reset_signal_actions();
   if (syscall(SYS_setpgid, 0, 0) != 0) child_fail(report_fd, OPRUN_SPAWN_STAGE_SETUP, errno);
+  child_reset_signal_actions();
   if (plan->terminal_fd >= 0) {
     pid_t self = (pid_t)syscall(SYS_getpid);
     syscall(SYS_ioctl, plan->terminal_fd, TIOCSPGRP, &self);

@@ -65,7 +65,7 @@ import Testing
     // Every completion still runs, cancelled jobs included.
     for line in [
       "notify: download-a is cancelled", "notify: download-b is cancelled", "notify: download-c is cancelled",
-      "notify: unpack is cancelled", "notify: test is cancelled (exit )",
+      "notify: unpack is cancelled", "notify: test is cancelled (exit none)",
     ] {
       #expect(run.stdout.contains(line), "\(line)")
     }
