@@ -16,16 +16,9 @@ public func processGroupExists(_ processGroup: Int32) -> Bool {
 }
 
 /// Makes oprun the reaper of what its jobs leave behind: orphaned descendants become its
-/// children instead of init's, so that `reapExitedMembers(of:)` can collect them at once
-/// (an init that reaps late would otherwise keep a finished group looking alive).
+/// children instead of init's, so that the run can find and reap them itself (an init that
+/// reaps late would otherwise keep a finished group looking alive).
 @discardableResult
 public func becomeChildSubreaper() -> Bool {
   oprun_become_child_subreaper() == 0
-}
-
-/// Reaps every member of `processGroup` that has exited, without waiting. Call it only
-/// for groups whose leader oprun has already reaped through its own watch.
-public func reapExitedMembers(of processGroup: Int32) {
-  var status: Int32 = 0
-  while waitpid(-processGroup, &status, WNOHANG) > 0 {}
 }

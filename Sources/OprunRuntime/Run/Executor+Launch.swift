@@ -14,7 +14,7 @@ extension Executor {
     let job = graph.jobs[launch.job]
     let queueName = graph.queues[job.queue].name
     let env = environment.entries(for: job, queue: queueName, attempt: launch.attempt)
-    var state = RunningJob(attempt: launch.attempt, groups: [], remaining: 0)
+    var state = RunningJob(groups: [], remaining: 0)
     var failures: [SpawnError] = []
     for command in job.commands {
       let request = SpawnRequest(

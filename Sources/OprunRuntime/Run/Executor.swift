@@ -94,7 +94,6 @@ final class Executor: RunObserver {
 
 /// The commands of one executing attempt.
 struct RunningJob {
-  var attempt: Int
   /// One process group per started command (its pid), with the serial it was registered under.
   var groups: [(group: Int32, serial: Int)]
   /// Commands that have not exited yet.
