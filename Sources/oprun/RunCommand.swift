@@ -44,7 +44,9 @@ struct RunCommand: ParsableCommand {
   @Option(help: ArgumentHelp("Seconds between a cancelling signal and SIGKILL.", valueName: "SECONDS"))
   var grace: Double = 5
 
-  @Flag(name: [.customShort("q"), .long], help: "Print only failures and the summary (and what the jobs write, as make -s does).")
+  @Flag(
+    name: [.customShort("q"), .long],
+    help: "Print only failures and the summary (and what the jobs write, as make -s does).")
   var quiet = false
 
   @Flag(name: [.customShort("v"), .long], help: "Also print attempts and completion commands.")
