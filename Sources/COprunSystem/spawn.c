@@ -12,8 +12,23 @@
 
 // The child runs in the parent's memory (vfork) until it execs, so it only
 // makes raw system calls through syscall(2): no libc locks or caches, no
-// sanitizer interceptors, no handlers of the parent's. Under ThreadSanitizer vfork becomes fork, which is
-// why failures travel through a close-on-exec pipe rather than shared memory.
+// sanitizer interceptors, no handlers of the parent's. A failure before exec is
+// written into the parent's memory, which costs nothing; under ThreadSanitizer
+// vfork becomes fork, so there it travels through a close-on-exec pipe instead.
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define OPRUN_VFORK_SHARES_MEMORY 0
+#endif
+#endif
+#ifndef OPRUN_VFORK_SHARES_MEMORY
+#define OPRUN_VFORK_SHARES_MEMORY 1
+#endif
+
+/// Where the child reports a failure: the parent's memory, or a pipe.
+struct child_report {
+  volatile struct oprun_spawn_failure *shared;
+  int fd;
+};
 
 struct kernel_sigaction {
   void (*handler)(int);
@@ -24,9 +39,14 @@ struct kernel_sigaction {
 
 enum { kernel_signal_count = 65, kernel_sigset_size = 8 };
 
-__attribute__((noreturn)) static void child_fail(int report_fd, int stage, int error) {
-  struct oprun_spawn_failure failure = {stage, error};
-  syscall(SYS_write, report_fd, &failure, sizeof failure);
+__attribute__((noreturn)) static void child_fail(const struct child_report *report, int stage, int error) {
+  if (report->shared) {
+    report->shared->error = error;
+    report->shared->stage = stage;
+  } else {
+    struct oprun_spawn_failure failure = {stage, error};
+    syscall(SYS_write, report->fd, &failure, sizeof failure);
+  }
   syscall(SYS_exit_group, 127);
   __builtin_unreachable();
 }
@@ -52,7 +72,7 @@ static int child_lift_above_stdio(int fd) {
   return (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 3);
 }
 
-static void child_install_stdio(const struct oprun_spawn_plan *plan, int report_fd) {
+static void child_install_stdio(const struct oprun_spawn_plan *plan, const struct child_report *report) {
   int sources[3] = {plan->stdin_fd, plan->stdout_fd, plan->stderr_fd};
   for (int target = 0; target < 3; target++) {
     sources[target] = child_lift_above_stdio(sources[target]);
@@ -60,13 +80,13 @@ static void child_install_stdio(const struct oprun_spawn_plan *plan, int report_
   for (int target = 0; target < 3; target++) {
     if (sources[target] < 0) continue;
     if (syscall(SYS_dup3, sources[target], target, 0) < 0) {
-      child_fail(report_fd, OPRUN_SPAWN_STAGE_SETUP, errno);
+      child_fail(report, OPRUN_SPAWN_STAGE_SETUP, errno);
     }
   }
 }
 
-__attribute__((noreturn)) static void child_run(const struct oprun_spawn_plan *plan, int report_fd) {
-  if (syscall(SYS_setpgid, 0, 0) != 0) child_fail(report_fd, OPRUN_SPAWN_STAGE_SETUP, errno);
+__attribute__((noreturn)) static void child_run(const struct oprun_spawn_plan *plan, const struct child_report *report) {
+  if (syscall(SYS_setpgid, 0, 0) != 0) child_fail(report, OPRUN_SPAWN_STAGE_SETUP, errno);
   child_reset_signal_actions();
   if (plan->terminal_fd >= 0) {
     pid_t self = (pid_t)syscall(SYS_getpid);
@@ -76,13 +96,13 @@ __attribute__((noreturn)) static void child_run(const struct oprun_spawn_plan *p
   if (plan->set_nice) syscall(SYS_setpriority, PRIO_PROCESS, 0, plan->nice);
   if (plan->ioprio) syscall(SYS_ioprio_set, 1, 0, plan->ioprio);
   if (plan->directory && syscall(SYS_chdir, plan->directory) != 0) {
-    child_fail(report_fd, OPRUN_SPAWN_STAGE_DIRECTORY, errno);
+    child_fail(report, OPRUN_SPAWN_STAGE_DIRECTORY, errno);
   }
-  child_install_stdio(plan, report_fd);
+  child_install_stdio(plan, report);
   unsigned long empty_mask = 0;
   syscall(SYS_rt_sigprocmask, SIG_SETMASK, &empty_mask, 0, kernel_sigset_size);
   syscall(SYS_execve, plan->path, plan->argv, plan->envp);
-  child_fail(report_fd, OPRUN_SPAWN_STAGE_EXEC, errno);
+  child_fail(report, OPRUN_SPAWN_STAGE_EXEC, errno);
 }
 
 static ssize_t read_fully(int fd, void *buffer, size_t size) {
@@ -104,31 +124,41 @@ static void reap(pid_t pid) {
 pid_t oprun_spawn(const struct oprun_spawn_plan *plan, struct oprun_spawn_failure *failure) {
   failure->stage = OPRUN_SPAWN_STAGE_NONE;
   failure->error = 0;
-  int report[2];
-  if (pipe2(report, O_CLOEXEC) != 0) {
-    failure->stage = OPRUN_SPAWN_STAGE_FORK;
-    failure->error = errno;
-    return -1;
+  volatile struct oprun_spawn_failure shared = {OPRUN_SPAWN_STAGE_NONE, 0};
+  struct child_report report = {0, -1};
+  int pipe_ends[2] = {-1, -1};
+  if (OPRUN_VFORK_SHARES_MEMORY) {
+    report.shared = &shared;
+  } else {
+    if (pipe2(pipe_ends, O_CLOEXEC) != 0) {
+      failure->stage = OPRUN_SPAWN_STAGE_FORK;
+      failure->error = errno;
+      return -1;
+    }
+    report.fd = pipe_ends[1];
   }
   // No handler of ours may run in the child while it shares our memory.
   sigset_t all, previous;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &previous);
   pid_t pid = vfork();
-  if (pid == 0) child_run(plan, report[1]);
+  if (pid == 0) child_run(plan, &report);
   int fork_error = errno;
   pthread_sigmask(SIG_SETMASK, &previous, 0);
-  close(report[1]);
+  if (pipe_ends[1] >= 0) close(pipe_ends[1]);
   if (pid < 0) {
-    close(report[0]);
+    if (pipe_ends[0] >= 0) close(pipe_ends[0]);
     failure->stage = OPRUN_SPAWN_STAGE_FORK;
     failure->error = fork_error;
     return -1;
   }
-  struct oprun_spawn_failure reported;
-  ssize_t count = read_fully(report[0], &reported, sizeof reported);
-  close(report[0]);
-  if (count == (ssize_t)sizeof reported) {
+  struct oprun_spawn_failure reported = {shared.stage, shared.error};
+  if (pipe_ends[0] >= 0) {
+    ssize_t count = read_fully(pipe_ends[0], &reported, sizeof reported);
+    close(pipe_ends[0]);
+    if (count != (ssize_t)sizeof reported) reported.stage = OPRUN_SPAWN_STAGE_NONE;
+  }
+  if (reported.stage != OPRUN_SPAWN_STAGE_NONE) {
     reap(pid);
     *failure = reported;
     return -1;
