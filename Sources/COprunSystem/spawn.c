@@ -54,12 +54,17 @@ __attribute__((noreturn)) static void child_fail(const struct child_report *repo
 // Every action back to its default, and every signal still pending dropped: setting an
 // action to SIG_IGN discards what is pending. A signal meant for oprun's own group (a Ctrl-C
 // that lands while the child, blocked, has not left the group yet) must not kill the job as
-// soon as the mask is cleared. Called after setpgid, so nothing new comes from that group.
+// soon as the mask is cleared. Called after setpgid, so nothing new comes from that group;
+// only the few pending signals pay for the extra call.
 static void child_reset_signal_actions(void) {
+  unsigned long pending = 0;
+  syscall(SYS_rt_sigpending, &pending, kernel_sigset_size);
   for (int signal_number = 1; signal_number < kernel_signal_count; signal_number++) {
     if (signal_number == SIGKILL || signal_number == SIGSTOP) continue;
-    struct kernel_sigaction ignore = {SIG_IGN, 0, 0, 0};
-    syscall(SYS_rt_sigaction, signal_number, &ignore, 0, kernel_sigset_size);
+    if (pending & (1UL << (signal_number - 1))) {
+      struct kernel_sigaction ignore = {SIG_IGN, 0, 0, 0};
+      syscall(SYS_rt_sigaction, signal_number, &ignore, 0, kernel_sigset_size);
+    }
     struct kernel_sigaction action = {SIG_DFL, 0, 0, 0};
     syscall(SYS_rt_sigaction, signal_number, &action, 0, kernel_sigset_size);
   }

@@ -76,12 +76,16 @@ public final class HumanReporter: RunObserver {
     case .ready:
       showLine(at: time, "ready", name)
     case .executing:
+      // Quiet runs of many jobs format no line they would not print.
+      guard options.verbosity >= .normal else { return }
       let detail = timeline.executingDetail(transition, queueName: queueName(transition.queue))
       showLine(at: time, "executing", name, detail)
     case .finished:
       finishedJobs.insert(transition.job)
       guard let result = summary.results.last, result.job == transition.job else { return }
-      showLine(at: time, "finished", name, timeline.outcomeDetail(result), from: result.isFailure ? .quiet : .normal)
+      if result.isFailure || options.verbosity >= .normal {
+        showLine(at: time, "finished", name, timeline.outcomeDetail(result), from: result.isFailure ? .quiet : .normal)
+      }
       showGroup(of: transition.job)
     }
   }
