@@ -61,34 +61,9 @@ extension JobGraph {
     return JobGraph(manifest: manifest, queues: queues, jobs: kept)
   }
 
-  /// The job name nearest to `name` by edit distance, if it is near enough to be a typo.
+  /// The job name nearest to `name`, if it is near enough to be a typo — by the same rule
+  /// as the manifest's own "did you mean" suggestions.
   func closestJobName(to name: String) -> String? {
-    let typed = Array(name.unicodeScalars)
-    let allowed = max(2, typed.count / 3)
-    var best: (name: String, distance: Int)?
-    for job in jobs {
-      let distance = editDistance(typed, Array(job.name.unicodeScalars))
-      if distance <= allowed, distance < best?.distance ?? .max {
-        best = (job.name, distance)
-      }
-    }
-    return best?.name
+    Suggestion.closest(to: name, among: jobs.lazy.map(\.name))
   }
-}
-
-/// Levenshtein distance: insertions, deletions and substitutions each cost 1.
-private func editDistance(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]) -> Int {
-  guard !a.isEmpty else { return b.count }
-  guard !b.isEmpty else { return a.count }
-  var previous = Array(0...b.count)
-  var current = Array(repeating: 0, count: b.count + 1)
-  for i in 1...a.count {
-    current[0] = i
-    for j in 1...b.count {
-      let substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
-      current[j] = min(substitution, previous[j] + 1, current[j - 1] + 1)
-    }
-    swap(&previous, &current)
-  }
-  return previous[b.count]
 }
