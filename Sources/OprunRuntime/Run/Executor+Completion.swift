@@ -13,7 +13,7 @@ extension Executor {
       for: job, queue: graph.queues[job.queue].name, attempt: transition.attempt,
       extra: [EnvironmentEntry("OPRUN_JOB_STATUS", status.rawValue), EnvironmentEntry("OPRUN_EXIT_CODE", exitCode)])
     let request = SpawnRequest(
-      command: command, environment: env, workingDirectory: directories.directory(of: job), qos: job.qos,
+      command: command, environment: env, workingDirectory: job.cwd ?? manifestFolder, qos: job.qos,
       mergesStandardError: true)
     switch spawner.spawn(request) {
     case .success(let process):

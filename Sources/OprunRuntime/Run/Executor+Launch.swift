@@ -18,7 +18,7 @@ extension Executor {
     var failures: [SpawnError] = []
     for command in job.commands {
       let request = SpawnRequest(
-        command: command, environment: env, workingDirectory: directories.directory(of: job), qos: job.qos,
+        command: command, environment: env, workingDirectory: job.cwd ?? manifestFolder, qos: job.qos,
         interactive: job.interactive, mergesStandardError: true)
       switch spawner.spawn(request) {
       case .success(let process):

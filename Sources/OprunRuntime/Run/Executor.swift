@@ -15,7 +15,8 @@ final class Executor: RunObserver {
   let grace: Double
   let framing: OutputFraming
   let environment: JobEnvironment
-  let directories: JobDirectories
+  /// Where a job with no `cwd` of its own runs.
+  let manifestFolder: String
   let spawner = Spawner()
 
   /// Jobs whose commands are running, by id.
@@ -46,7 +47,7 @@ final class Executor: RunObserver {
     self.grace = configuration.grace
     self.framing = configuration.outputMode == .raw ? .chunks : .lines
     self.environment = JobEnvironment(inherited: JobEnvironment.inherited())
-    self.directories = JobDirectories(manifest: graph.manifest)
+    self.manifestFolder = graph.manifestFolder
   }
 
   /// Records a group this run just created; returns its serial.
