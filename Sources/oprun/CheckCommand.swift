@@ -1,5 +1,4 @@
 import ArgumentParser
-import Glibc
 import OprunCore
 
 /// `oprun check [MANIFEST]`: validate a manifest and run nothing.
@@ -24,19 +23,5 @@ struct Check: ParsableCommand {
 
   private func counted(_ count: Int, _ noun: String) -> String {
     "\(count) \(noun)\(count == 1 ? "" : "s")"
-  }
-}
-
-/// Writes all of `text` to file descriptor 2, without buffering.
-private func writeToStandardError(_ text: String) {
-  var text = text
-  text.withUTF8 { buffer in
-    var offset = 0
-    while offset < buffer.count {
-      let written = write(2, buffer.baseAddress! + offset, buffer.count - offset)
-      if written < 0 && errno == EINTR { continue }
-      guard written > 0 else { return }
-      offset += written
-    }
   }
 }

@@ -37,7 +37,7 @@ struct Oprun: ParsableCommand {
         exit(withError: error)
       }
       let message = fullMessage(for: error)
-      if !message.isEmpty { printToStandardError(message) }
+      if !message.isEmpty { writeToStandardError(message + "\n") }
       if let exitCode = error as? ExitCode { exitProcess(exitCode.rawValue) }
       exitProcess(code == .validationFailure ? ExitStatus.usage : code.rawValue)
     }

@@ -1,10 +1,17 @@
 import Glibc
 
-/// Writes one line to standard error.
-func printToStandardError(_ text: String) {
-  var line = text
-  line.append("\n")
-  _ = line.withUTF8 { write(2, $0.baseAddress, $0.count) }
+/// Writes all of `text` to file descriptor 2, without buffering.
+func writeToStandardError(_ text: String) {
+  var text = text
+  text.withUTF8 { buffer in
+    var offset = 0
+    while offset < buffer.count {
+      let written = write(2, buffer.baseAddress! + offset, buffer.count - offset)
+      if written < 0 && errno == EINTR { continue }
+      guard written > 0 else { return }
+      offset += written
+    }
+  }
 }
 
 /// Ends oprun with `status` (standard output is unbuffered write(2) throughout, so nothing is lost).

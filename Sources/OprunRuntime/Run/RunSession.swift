@@ -35,12 +35,10 @@ final class RunSession {
       sinks.append(sink)
       bus.add(EventStreamWriter(graph: graph, sink: sink))
     }
-    var trace: TraceWriter?
     if let path = configuration.tracePath {
       guard let sink = openSink(path, standardOutput: false) else { return failToOpen(path, humanErr) }
       sinks.append(sink)
-      trace = TraceWriter(graph: graph, sink: sink)
-      bus.add(trace!)
+      bus.add(TraceWriter(graph: graph, sink: sink))
     }
 
     let policy = configuration.failurePolicy ?? graph.manifest.onFailure
@@ -67,9 +65,9 @@ final class RunSession {
   }
 
   private func humanOptions(humanFD: Int32) -> HumanOptions {
-    let environment = getenv("NO_COLOR").map { String(cString: $0) }
+    let noColor = getenv("NO_COLOR").map { String(cString: $0) }
     let color =
-      Terminal.isTerminal(humanFD) && (environment == nil || environment == "")
+      Terminal.isTerminal(humanFD) && (noColor == nil || noColor == "")
       && getenv("TERM").map { String(cString: $0) } != "dumb"
     let githubActions = getenv("GITHUB_ACTIONS").map { String(cString: $0) } == "true"
     return HumanOptions(
