@@ -19,17 +19,12 @@ extension Executor {
     case .success(let process):
       let group = process.processGroup
       completionGroups.insert(group)
-      _ = registerGroup(group)
+      registerGroup(group)
       bus.publish(.completionStarted(job: job.id, pid: process.pid))
-      loop.watchProcess(
-        process, output: framing,
-        onOutput: { [unowned self] stream, bytes in
-          bus.publish(.output(job: job.id, stream: stream, text: Array(bytes)))
-        },
-        onExit: { [unowned self] termination in
-          completionGroups.remove(group)
-          bus.publish(.completion(job: job.id, termination: termination))
-        })
+      watch(process, of: job.id) { [unowned self] termination in
+        completionGroups.remove(group)
+        bus.publish(.completion(job: job.id, termination: termination))
+      }
     case .failure(let error):
       bus.publish(.output(job: job.id, stream: .stderr, text: Array("oprun: completion: \(error)\n".utf8)))
       bus.publish(.completion(job: job.id, termination: .exited(127)))

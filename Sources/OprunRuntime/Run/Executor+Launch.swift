@@ -24,7 +24,7 @@ extension Executor {
       case .success(let process):
         state.groups.append((process.processGroup, registerGroup(process.processGroup)))
         state.remaining += 1
-        watch(process, of: launch.job)
+        watch(process, of: launch.job) { [unowned self] termination in commandExited(launch.job, termination) }
       case .failure(let error):
         state.termination = .exited(127)
         failures.append(error)
@@ -41,13 +41,15 @@ extension Executor {
     if state.remaining == 0 { finish(launch.job) }
   }
 
-  private func watch(_ process: SpawnedProcess, of job: JobID) {
+  /// Watches a process of `job` (a command or its completion): its output goes on the bus
+  /// as the job's, its exit to `onExit`.
+  func watch(_ process: SpawnedProcess, of job: JobID, onExit: @escaping (Termination) -> Void) {
     loop.watchProcess(
       process, output: framing,
       onOutput: { [unowned self] stream, bytes in
         bus.publish(.output(job: job, stream: stream, text: Array(bytes)))
       },
-      onExit: { [unowned self] termination in commandExited(job, termination) })
+      onExit: onExit)
   }
 
   private func commandExited(_ job: JobID, _ termination: Termination) {

@@ -51,6 +51,7 @@ final class Executor: RunObserver {
   }
 
   /// Records a group this run just created; returns its serial.
+  @discardableResult
   func registerGroup(_ group: Int32) -> Int {
     lastSerial += 1
     groupSerials[group] = lastSerial
