@@ -7,8 +7,6 @@ public enum Terminal {
   public static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }
 
   public static var standardInputIsTerminal: Bool { isTerminal(STDIN_FILENO) }
-  public static var standardOutputIsTerminal: Bool { isTerminal(STDOUT_FILENO) }
-  public static var standardErrorIsTerminal: Bool { isTerminal(STDERR_FILENO) }
 
   /// Standard input is a terminal whose foreground process group is oprun's:
   /// only then may a job be given the terminal (oprun started with `&` must
