@@ -65,11 +65,13 @@ public struct Transition: Sendable, Equatable {
   public var to: JobState
   /// 1 for the first run; raised for each retry.
   public var attempt: Int
-  /// On `executing`: one pid per command, in the order of `commands`.
+  /// On `executing`: one id per command, in the order of `commands` — a pid locally, a
+  /// cluster job id elsewhere. Added by the run driver: the engine knows no processes.
   public var pids: [Int32]
   /// On `finished`.
   public var outcome: Outcome?
-  /// On `finished`: how the (last) command that decided the outcome ended; nil if none ran.
+  /// On `finished`, and on `executing → ready` (a retry): how the command that decided the
+  /// attempt ended; nil if none ran. Added by the run driver.
   public var termination: Termination?
   /// On `finished`: seconds from `executing` to `finished`; 0 when it never executed.
   public var duration: Double?
@@ -116,7 +118,10 @@ public struct RunEvent: Sendable {
     /// the control socket's path when there is one.
     case runStarted(queues: [QueueNode], jobs: Int, run: String, control: String?)
     case transition(Transition)
-    /// The cancelled flag was raised (not when the job finishes).
+    /// A job is being cancelled, when it happens (not when the job finishes): its cancelled
+    /// flag was raised — or, with reason `timeout`, its attempt ran out of time, and then
+    /// the flag stays down and the attempt ends timed out (a failure, which may be retried).
+    /// An executing job's processes are signalled in response.
     case cancelled(job: JobID, reason: CancelReason)
     case queueSuspended(queue: QueueID, suspended: Bool)
     /// A queue's limit changed while running.

@@ -1,8 +1,8 @@
-/// Something that watches a run: a reporter, the journal, the executor's own bookkeeping.
+/// Something that watches a run: a reporter, the event stream, the journal.
 ///
 /// Events arrive synchronously, in the order they happened, on the thread that drives the
-/// run. An observer never changes the run it observes, except the executor, which acts on
-/// `cancelled` events for the jobs it runs.
+/// run, one delivery at a time. An observer never changes the run it observes: what a run
+/// does about an event is the run driver's decision, taken after every observer has seen it.
 public protocol RunObserver: AnyObject {
   func observe(_ event: RunEvent)
 }

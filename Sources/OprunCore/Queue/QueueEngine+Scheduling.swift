@@ -11,29 +11,32 @@ extension QueueEngine {
     }
   }
 
-  /// Every operation that may start now, in start order, each now holding a slot.
+  /// The next operation to start now, holding a slot from this moment; nil when no queue
+  /// can start anything.
   ///
-  /// Within a queue, operations start by band (higher first), then sequence (manifest
-  /// order, or the end of the band after a live priority change), while the queue is not
-  /// suspended and has a free slot. A cancelled or skipped operation the queue reaches
-  /// takes that slot only to finish at once (ready → finished, without executing) and is
-  /// not returned; what its finishing releases competes in the same call.
-  public func nextLaunches() -> [Launch] {
-    var launches: [Launch] = []
-    var index = 0
-    // Draining a queue can finish cancelled jobs and so list other queues (or the same
-    // one again): the list grows while it is walked.
-    while index < queuesWithWork.count {
-      let queue = queuesWithWork[index]
+  /// One at a time, so that whatever starting it changes (a launch that fails at once, a
+  /// failure policy) is seen by the next call. Within a queue, operations start by band
+  /// (higher first), then sequence (manifest order, or the end of the band after a live
+  /// priority change), while the queue is not suspended and has a free slot. A cancelled or
+  /// skipped operation the queue reaches takes that slot only to finish at once (ready →
+  /// finished, without executing) and is not returned; what its finishing releases competes
+  /// at once.
+  public func nextLaunch() -> Launch? {
+    // Finishing cancelled jobs can list other queues (or list again one already passed):
+    // the list grows while it is walked. The queue under the cursor stays listed until it
+    // has nothing more to start.
+    while listCursor < queuesWithWork.count {
+      let queue = queuesWithWork[listCursor]
+      if let launch = startNext(in: queue) { return launch }
       queues[queue].isListed = false
-      startReady(in: queue, into: &launches)
-      index += 1
+      listCursor += 1
     }
     queuesWithWork.removeAll(keepingCapacity: true)
-    return launches
+    listCursor = 0
+    return nil
   }
 
-  private func startReady(in queue: QueueID, into launches: inout [Launch]) {
+  private func startNext(in queue: QueueID) -> Launch? {
     while queues[queue].hasFreeSlot, let entry = queues[queue].heap.popTop() {
       let job = entry.job
       guard phase[job] == .ready, entry.sequence == sequences[job] else { continue }
@@ -45,9 +48,10 @@ extension QueueEngine {
         takeConsole(job)
         phase[job] = .launching
         queues[queue].running += 1
-        launches.append(Launch(job: job, attempt: attempts[job]))
+        return Launch(job: job, attempt: attempts[job])
       }
     }
+    return nil
   }
 
   /// pending → ready, because the last dependency finished (or at start); then `run-if`.
@@ -76,7 +80,7 @@ extension QueueEngine {
     listQueue(queue)
   }
 
-  /// Marks `queue` as worth visiting at the next `nextLaunches()`.
+  /// Marks `queue` as worth visiting at the next `nextLaunch()`.
   func listQueue(_ queue: QueueID) {
     guard !queues[queue].isListed else { return }
     queues[queue].isListed = true
@@ -86,21 +90,17 @@ extension QueueEngine {
   /// A cancelled job reached by its queue: ready → finished without executing.
   func finishWithoutExecuting(_ job: JobID) {
     let outcome: Outcome = cancelReason[job] == .dependencyFailed ? .skipped : .cancelled
-    finish(job, from: .ready, outcome: outcome, termination: nil, duration: 0, at: clock())
+    finish(job, from: .ready, outcome: outcome, duration: 0, at: clock())
   }
 
   /// The one place a job finishes: records the outcome, emits the transition, applies
   /// `on-failure`, then releases the dependents (whose `run-if` is applied as they become ready).
-  func finish(
-    _ job: JobID, from: JobState, outcome: Outcome, termination: Termination?, duration: Double, at time: Double
-  ) {
+  func finish(_ job: JobID, from: JobState, outcome: Outcome, duration: Double, at time: Double) {
     phase[job] = .finished
     outcomes[job] = outcome
-    currentPids[job] = []
     finishedCount += 1
     outcomeCounts[outcome, default: 0] += 1
-    emitTransition(
-      job, from: from, to: .finished, at: time, outcome: outcome, termination: termination, duration: duration)
+    emitTransition(job, from: from, to: .finished, at: time, outcome: outcome, duration: duration)
     if outcome == .failed || outcome == .timedOut {
       applyFailurePolicy()
     }
@@ -117,14 +117,15 @@ extension QueueEngine {
     }
   }
 
+  /// The engine's part of a transition; pids and terminations are the runtime's to add.
   func emitTransition(
-    _ job: JobID, from: JobState, to: JobState, at time: Double? = nil, pids: [Int32] = [],
-    outcome: Outcome? = nil, termination: Termination? = nil, duration: Double? = nil
+    _ job: JobID, from: JobState, to: JobState, at time: Double? = nil, outcome: Outcome? = nil,
+    duration: Double? = nil
   ) {
     guard !observers.isEmpty else { return }
     let transition = Transition(
-      job: job, queue: queue(of: job), from: from, to: to, attempt: attempts[job], pids: pids,
-      outcome: outcome, termination: termination, duration: duration)
+      job: job, queue: queue(of: job), from: from, to: to, attempt: attempts[job], outcome: outcome,
+      duration: duration)
     emit(.transition(transition), at: time ?? clock())
   }
 }

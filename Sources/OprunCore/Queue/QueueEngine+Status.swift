@@ -13,7 +13,7 @@ extension QueueEngine {
   /// Finished jobs per outcome; every outcome is present, zero when none.
   public var counts: [Outcome: Int] { outcomeCounts }
 
-  /// A launched job counts as ready until ``didStart(_:pids:)``.
+  /// A launched job counts as ready until ``didStart(_:)``.
   public func state(of job: JobID) -> JobState { phase[job].state }
 
   /// Nil until the job finishes.
@@ -26,12 +26,6 @@ extension QueueEngine {
 
   /// The current (or last) attempt, 1-based.
   public func attempt(of job: JobID) -> Int { attempts[job] }
-
-  /// One per command while the job executes; empty otherwise.
-  public func pids(of job: JobID) -> [Int32] { currentPids[job] }
-
-  /// How the last attempt's processes ended; nil if none ran.
-  public func termination(of job: JobID) -> Termination? { terminations[job] }
 
   /// Slots held in `queue`: jobs executing or launched and about to.
   public func runningCount(queue: QueueID) -> Int { queues[queue].running }

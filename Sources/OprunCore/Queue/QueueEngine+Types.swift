@@ -1,10 +1,10 @@
-/// An operation the executor is to start now: run every command of `job`.
+/// An operation the driver is to start now: run every command of `job`.
 ///
-/// From the moment ``QueueEngine/nextLaunches()`` returns it, the job holds a slot of its
+/// From the moment ``QueueEngine/nextLaunch()`` returns it, the job holds a slot of its
 /// queue and counts as started: it is no longer re-prioritised or cancelled as a queued job.
-/// The executor answers with ``QueueEngine/didStart(_:pids:)`` once its processes exist
-/// (a spawn that failed is `didStart(job, pids: [])` then `didFinish` with exit status 127),
-/// and with ``QueueEngine/didFinish(_:termination:)`` when they have all exited.
+/// The driver answers at once with ``QueueEngine/didStart(_:)`` (a job none of whose
+/// commands could start is started, then finished as failed), and with
+/// ``QueueEngine/didFinish(_:succeeded:)`` when its attempt has ended.
 public struct Launch: Equatable, Sendable {
   public var job: JobID
   /// 1 for the first run, raised for each retry; `OPRUN_ATTEMPT`.

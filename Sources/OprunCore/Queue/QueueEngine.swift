@@ -1,12 +1,12 @@
 /// The operation queues of one run: Foundation's `Operation`/`OperationQueue` semantics,
 /// without processes, threads or a clock of its own.
 ///
-/// The executor drives it from one thread: ``start()``, then repeatedly ``nextLaunches()``,
-/// starting what it returns and reporting back with ``didStart(_:pids:)`` and
-/// ``didFinish(_:termination:)``, until ``isDrained``. Steering (cancel, suspend, limits,
+/// The run driver drives it from one thread: ``start()``, then repeatedly ``nextLaunch()``,
+/// starting what it returns and reporting back with ``didStart(_:)`` and
+/// ``didFinish(_:succeeded:)``, until ``isDrained``. Steering (cancel, suspend, limits,
 /// priorities) may come in between, from signals or the control socket. Every transition
-/// and every raised cancelled flag is delivered, in order, to the observers; the engine never
-/// signals a process itself: the executor acts on `cancelled` events for the jobs it runs.
+/// and every raised cancelled flag is delivered, in order, to the observers; the engine
+/// never runs or signals anything itself: the driver acts on `cancelled` events.
 /// Observers must not call back into the engine while they are being notified.
 ///
 /// Ready operations of a queue wait in a ``ReadyHeap``; only queues that may have startable
@@ -25,19 +25,15 @@ public final class QueueEngine {
   var cancelReason: [CancelReason?]
   /// Non-nil exactly when `phase` is `.finished`.
   var outcomes: [Outcome?]
-  /// How the last attempt's processes ended; nil until one did.
-  var terminations: [Termination?]
   /// 1-based; raised when a failed attempt goes back to ready.
   var attempts: [Int]
-  /// The pids of the current attempt while it executes, else empty.
-  var currentPids: [[Int32]]
   /// The clock's value when the current attempt began executing.
   var executingSince: [Double]
   /// Dependencies not finished yet; meaningful while `phase` is `.pending`.
   var unfinishedDependencies: [Int]
   /// Finished dependencies whose outcome was not `succeeded`; what `run-if` reads.
   var unsuccessfulDependencies: [Int]
-  /// The executor's timer fired for the current attempt.
+  /// The current attempt ran out of time (``timedOut(_:)``).
   var attemptTimedOut: [Bool]
   /// The priority band: the explicit priority, else (off serial queues) the QoS band.
   var bands: [Priority]
@@ -51,6 +47,8 @@ public final class QueueEngine {
   var queues: [QueueRuntime]
   /// Queues that may be able to start something; each listed at most once (`isListed`).
   var queuesWithWork: [QueueID] = []
+  /// Where ``nextLaunch()`` is in `queuesWithWork`: the queues before it have nothing to start.
+  var listCursor = 0
 
   /// The interactive job that executes now, if any; see `QueueEngine+Console`.
   var consoleHolder: JobID?
@@ -72,9 +70,7 @@ public final class QueueEngine {
     phase = Array(repeating: .pending, count: count)
     cancelReason = Array(repeating: nil, count: count)
     outcomes = Array(repeating: nil, count: count)
-    terminations = Array(repeating: nil, count: count)
     attempts = Array(repeating: 1, count: count)
-    currentPids = Array(repeating: [], count: count)
     executingSince = Array(repeating: 0, count: count)
     unfinishedDependencies = graph.jobs.map(\.dependencies.count)
     unsuccessfulDependencies = Array(repeating: 0, count: count)
@@ -110,7 +106,7 @@ enum Phase {
   case pending
   /// In its queue's ready heap.
   case ready
-  /// Handed to the executor by `nextLaunches()`: holds a slot, not yet executing.
+  /// Handed to the driver by `nextLaunch()`: holds a slot, not yet executing.
   case launching
   case executing
   case finished

@@ -2,27 +2,23 @@ import OprunCore
 
 /// Hands every event of a run to its observers, in order: the one stream every view reads.
 ///
-/// The queue engine publishes into it as its observer; the executor publishes the
-/// runtime's own events (output, completions, warnings, start and end) with `publish`.
-final class EventBus: RunObserver {
+/// One delivery at a time: every observer sees an event before any observer sees the next
+/// one. Only the run driver publishes, and it never does so while a delivery is under way
+/// (it queues what an observer causes, see ``RunDriver/apply(_:)``); a publish during a
+/// delivery is a bug, caught in debug builds.
+final class EventBus {
   private var observers: [any RunObserver] = []
-  private let clock: () -> Double
-
-  init(clock: @escaping () -> Double) {
-    self.clock = clock
-  }
+  private var isDelivering = false
 
   /// Observers see events in the order they were added.
   func add(_ observer: any RunObserver) {
     observers.append(observer)
   }
 
-  func observe(_ event: RunEvent) {
+  func deliver(_ event: RunEvent) {
+    assert(!isDelivering, "an event was published while another was being delivered")
+    isDelivering = true
+    defer { isDelivering = false }
     for observer in observers { observer.observe(event) }
-  }
-
-  /// Stamps `kind` with the run's clock and hands it on.
-  func publish(_ kind: RunEvent.Kind) {
-    observe(RunEvent(time: clock(), kind))
   }
 }

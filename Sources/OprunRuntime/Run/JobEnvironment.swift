@@ -1,9 +1,9 @@
 import Glibc
 import OprunCore
 
-/// The environments jobs start with: oprun's own, then the job's `env` (which the graph
-/// already merged with the manifest's), then the `OPRUN_*` variables; a later entry
-/// replaces an earlier one of that name.
+/// The environments local commands start with: oprun's own, then what the driver sets
+/// (the job's `env`, already merged with the manifest's, then the `OPRUN_*` variables); a
+/// later entry replaces an earlier one of that name.
 struct JobEnvironment {
   /// oprun's environment as `NAME=value` entries, one per name.
   private let base: [String]
@@ -26,15 +26,10 @@ struct JobEnvironment {
     self.positions = positions
   }
 
-  /// The environment of one command of `job`, plus `extra` (completion variables).
-  func entries(for job: JobNode, queue: String, attempt: Int, extra: [EnvironmentEntry] = []) -> [String] {
+  /// oprun's environment with `overrides` set on top, later entries winning.
+  func entries(with overrides: [EnvironmentEntry]) -> [String] {
     var entries = base
     var added: [Substring: Int] = [:]
-    let overrides =
-      job.env + [
-        EnvironmentEntry("OPRUN_JOB", job.name), EnvironmentEntry("OPRUN_QUEUE", queue),
-        EnvironmentEntry("OPRUN_ATTEMPT", String(attempt)),
-      ] + extra
     for variable in overrides {
       let entry = "\(variable.name)=\(variable.value)"
       let name = Substring(variable.name)

@@ -1,67 +1,87 @@
 import Glibc
 import OprunCore
 
-/// One run from its first event to its last: sinks and reporters wired to the bus, the
-/// engine and executor on one event loop, signals trapped, and the ending reported.
+/// One local run from its first event to its last: sinks and reporters observing the
+/// driver, the local backend on one event loop, signals trapped and turned into commands,
+/// and the ending reported.
 final class RunSession {
   let graph: JobGraph
   let configuration: RunConfiguration
   let loop = EventLoop()
-  let startTime: Double
 
   init(graph: JobGraph, configuration: RunConfiguration) {
     self.graph = graph
     self.configuration = configuration
-    self.startTime = loop.now()
   }
 
   func run() -> Int32 {
-    let loop = self.loop
-    let start = startTime
-    let clock = { loop.now() - start }
-    let bus = EventBus(clock: clock)
+    let backend = LocalBackend(
+      loop: loop, framing: configuration.outputMode == .raw ? .chunks : .lines,
+      environment: JobEnvironment(inherited: JobEnvironment.inherited()))
+    let driver = RunDriver(
+      graph: graph, failurePolicy: configuration.failurePolicy ?? graph.manifest.onFailure,
+      grace: configuration.grace, backend: backend, clock: loop)
     var sinks: [OutputSink] = []
     let eventsToStandardOutput = configuration.eventsPath == "-"
     let humanFD: Int32 = eventsToStandardOutput ? 2 : 1
     let humanOut = OutputSink(fileDescriptor: humanFD, lineBuffered: Terminal.isTerminal(humanFD))
     let humanErr = OutputSink.standardError()
     sinks += [humanOut, humanErr]
-    let human = HumanReporter(graph: graph, options: humanOptions(humanFD: humanFD), out: humanOut, err: humanErr)
-    bus.add(human)
+    driver.addObserver(
+      HumanReporter(graph: graph, options: humanOptions(humanFD: humanFD), out: humanOut, err: humanErr))
     if let path = configuration.eventsPath {
       guard let sink = openSink(path, standardOutput: eventsToStandardOutput) else {
         return failToOpen(path, humanErr)
       }
       sinks.append(sink)
-      bus.add(EventStreamWriter(graph: graph, sink: sink))
+      driver.addObserver(EventStreamWriter(graph: graph, sink: sink))
     }
     if let path = configuration.tracePath {
       guard let sink = openSink(path, standardOutput: false) else { return failToOpen(path, humanErr) }
       sinks.append(sink)
-      bus.add(TraceWriter(graph: graph, sink: sink))
+      driver.addObserver(TraceWriter(graph: graph, sink: sink))
     }
 
-    let policy = configuration.failurePolicy ?? graph.manifest.onFailure
-    let engine = QueueEngine(graph: graph, failurePolicy: policy, clock: clock)
-    engine.addObserver(bus)
-    let executor = Executor(graph: graph, engine: engine, loop: loop, bus: bus, configuration: configuration)
-    bus.add(executor)
+    var trap: SignalTrap?
     do {
-      executor.trap = try SignalTrap(loop: loop) { [unowned executor] signal in executor.handle(signal: signal) }
+      trap = try SignalTrap(loop: loop) { signal in
+        Self.handle(signal, driver: driver, stoppingSelf: { trap?.stopSelf() })
+      }
     } catch {
-      bus.publish(.warning("cannot trap signals: \(error)"))
+      driver.warn("cannot trap signals: \(error)")
     }
 
-    bus.publish(.runStarted(queues: graph.queues, jobs: graph.jobs.count, run: RunID.make(), control: nil))
-    executor.run()
-    let status = executor.receivedSignal.map { 128 + $0 } ?? engine.exitStatus()
-    bus.publish(.runFinished(exitCode: status, counts: engine.counts))
+    driver.start(run: RunID.make())
+    loop.run { driver.isFinished }
+    let status = driver.finish()
     for sink in sinks { sink.flush() }
-    if let signal = executor.receivedSignal, let trap = executor.trap {
+    if let signal = driver.endingSignal, let trap {
       trap.restoreDefaultsAndRaise(signal)
     }
-    executor.trap?.uninstall()
+    trap?.uninstall()
     return status
+  }
+
+  /// What oprun does with the signals it traps (SPEC §3.4): each becomes a command.
+  /// Ctrl-Z stops the jobs, then oprun itself; when the shell continues oprun (`fg`),
+  /// the jobs continue too (SIGCONT reaches the trap as well).
+  static func handle(_ signal: Int32, driver: RunDriver, stoppingSelf stopSelf: () -> Void) {
+    switch signal {
+    case SIGINT:
+      driver.apply(.cancelRun(reason: .interrupt, endingSignal: SIGINT))
+    case SIGTERM, SIGHUP:
+      driver.apply(.cancelRun(reason: .terminate, endingSignal: signal))
+    case SIGUSR1:
+      driver.apply(.toggleSuspension)
+    case SIGTSTP:
+      driver.apply(.stopJobs)
+      stopSelf()
+      driver.apply(.continueJobs)
+    case SIGCONT:
+      driver.apply(.continueJobs)
+    default:
+      break
+    }
   }
 
   private func humanOptions(humanFD: Int32) -> HumanOptions {

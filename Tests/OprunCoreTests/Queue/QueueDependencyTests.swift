@@ -18,7 +18,7 @@ import Testing
   @Test func runIfSuccessSkipsJobWhenADependencyFailed() {
     let run = QueueHarness("a\nb <- a", failurePolicy: .continue)
     run.start()
-    run.runToEnd(["a": .exited(2)])
+    run.runToEnd(failing: ["a"])
     #expect(run.log.lines(of: "b") == ["b pending>ready", "b cancelled dependency-failed", "b ready>finished skipped"])
   }
 
@@ -32,7 +32,7 @@ import Testing
   @Test func skippedJobCountsAsNotSucceededForItsDependents() {
     let run = QueueHarness("a\nb <- a\nc <- b run-if=failure\nd <- b", failurePolicy: .continue)
     run.start()
-    #expect(run.runToEnd(["a": .exited(1)]) == ["a", "c"])
+    #expect(run.runToEnd(failing: ["a"]) == ["a", "c"])
     #expect(run.outcome("b") == .skipped)
     #expect(run.outcome("c") == .succeeded)
     #expect(run.outcome("d") == .skipped)
@@ -41,14 +41,14 @@ import Testing
   @Test func runIfAlwaysRunsWhateverTheDependenciesOutcomes() {
     let run = QueueHarness("a\nb <- a run-if=always", failurePolicy: .continue)
     run.start()
-    #expect(run.runToEnd(["a": .signalled(9)]) == ["a", "b"])
+    #expect(run.runToEnd(failing: ["a"]) == ["a", "b"])
     #expect(run.outcome("b") == .succeeded)
   }
 
   @Test func runIfFailureRunsWhenADependencyFailed() {
     let run = QueueHarness("a\nb\nc <- a,b run-if=failure", failurePolicy: .continue)
     run.start()
-    #expect(run.runToEnd(["b": .exited(1)]) == ["a", "b", "c"])
+    #expect(run.runToEnd(failing: ["b"]) == ["a", "b", "c"])
   }
 
   @Test func runIfFailureRunsWhenADependencyWasCancelled() {
@@ -64,7 +64,7 @@ import Testing
     run.start()
     run.launch()
     run.engine.timedOut(run.id("a"))
-    run.finish("a", .signalled(15))
+    run.fail("a")
     #expect(run.launch() == ["b"])
   }
 
@@ -115,14 +115,14 @@ import Testing
     engine.addObserver(log)
     engine.start()
     #expect(engine.nextLaunches().map(\.job) == [0, 1])
-    engine.didStart(0, pids: [1])
-    engine.didStart(1, pids: [2])
-    engine.didFinish(0, termination: .exited(0))
+    engine.didStart(0)
+    engine.didStart(1)
+    engine.didFinish(0, succeeded: true)
     #expect(engine.nextLaunches().isEmpty)
-    engine.didFinish(1, termination: .exited(0))
+    engine.didFinish(1, succeeded: true)
     #expect(engine.nextLaunches().map(\.job) == [2])
-    engine.didStart(2, pids: [3])
-    engine.didFinish(2, termination: .exited(0))
+    engine.didStart(2)
+    engine.didFinish(2, succeeded: true)
     #expect(engine.nextLaunches().map(\.job) == [3, 4])
   }
 }

@@ -73,9 +73,6 @@ final class QueueInvariantChecker: RunObserver {
       if cancelReasons[job] != nil { violation("j\(job) executes although cancelled") }
       if !runConditionHolds(job) { violation("j\(job) executes although its run-if does not hold") }
       if stopFired, node.runIf == .success { violation("j\(job) starts after on-failure stop fired") }
-      if transition.pids.count != node.commands.count {
-        violation("j\(job) executes with \(transition.pids.count) pids")
-      }
     case (.ready, .finished):
       guard let reason = cancelReasons[job] else {
         violation("j\(job) finished without executing, not cancelled")

@@ -66,7 +66,6 @@ import Testing
     run.start()
     #expect(run.launch() == ["a", "b"])
     #expect(run.engine.runningCount(queue: 0) == 2)
-    #expect(run.engine.pids(of: run.id("a")).count == 3)
   }
 
   @Test func qosGivesTheBandOfAJobWithoutExplicitPriorityOnAConcurrentQueue() {

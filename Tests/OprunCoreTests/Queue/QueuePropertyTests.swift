@@ -56,8 +56,8 @@ import Testing
       var order: [JobID] = []
       while let launch = engine.nextLaunches().first {
         order.append(launch.job)
-        engine.didStart(launch.job, pids: [1])
-        engine.didFinish(launch.job, termination: .exited(0))
+        engine.didStart(launch.job)
+        engine.didFinish(launch.job, succeeded: true)
       }
       #expect(engine.isDrained)
       #expect(order == graph.plan().map(\.job))
@@ -105,8 +105,7 @@ struct RandomDriver {
       let launches = engine.nextLaunches()
       checker.checkLaunches(launches, readyBefore: readyBefore, engine: engine)
       for launch in launches {
-        let commands = scenario.graph.jobs[launch.job].commands.count
-        engine.didStart(launch.job, pids: (0..<commands).map { Int32(launch.job * 4 + $0) })
+        engine.didStart(launch.job)
         executing.append(launch.job)
       }
       for problem in engine.invariantViolations() { checker.violation(problem) }
@@ -139,14 +138,12 @@ struct RandomDriver {
     let roll = Double.random(in: 0..<1, using: &random)
     switch roll {
     case ..<0.7:
-      engine.didFinish(job, termination: .exited(0))
-    case ..<0.85:
-      engine.didFinish(job, termination: .exited(Int32.random(in: 1...3, using: &random)))
+      engine.didFinish(job, succeeded: true)
     case ..<0.9:
-      engine.didFinish(job, termination: .signalled(9))
+      engine.didFinish(job, succeeded: false)
     default:
       engine.timedOut(job)
-      engine.didFinish(job, termination: random.chance(0.8) ? .signalled(15) : .exited(0))
+      engine.didFinish(job, succeeded: !random.chance(0.8))
     }
   }
 

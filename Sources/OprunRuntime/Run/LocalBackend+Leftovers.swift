@@ -1,35 +1,10 @@
 import Glibc
-import OprunCore
 
-extension Executor {
-  /// The engine raised `job`'s cancelled flag: if it is executing, its groups get the
-  /// signal that matches the reason, and SIGKILL once the grace period is over — even if
-  /// the job's own process exits first, whatever it left in its group goes too.
-  func signalCancelled(_ job: JobID, reason: CancelReason) {
-    guard var state = running[job], !state.signalled else { return }
-    state.signalled = true
-    running[job] = state
-    let signal = reason == .interrupt ? SIGINT : SIGTERM
-    let groups = state.groups
-    for (group, _) in groups { signalGroup(group, signal) }
-    loop.schedule(after: grace) { [unowned self] in
-      for (group, serial) in groups where groupSerials[group] == serial {
-        signalGroup(group, SIGKILL)
-      }
-    }
-  }
-
-  /// A second interrupt: every process group of the run dies now, completions included,
-  /// and no completion starts any more.
-  func killEverything() {
-    killedEverything = true
-    for group in ownChildGroups() { signalGroup(group, SIGKILL) }
-  }
-
+extension LocalBackend {
   /// When the run ends, nothing it started may outlive it: what jobs left running in their
   /// groups (`server &`) gets SIGTERM, then SIGKILL after the grace period. By then every
   /// job and completion has been reaped, so any child left is a leftover to reap here.
-  func sweepLeftoverGroups() {
+  func endRun(grace: Double) {
     // Exited leftovers are reaped here rather than left as zombies to an init that may
     // reap them late, which would keep their groups looking alive after oprun has gone.
     reapExitedChildren()

@@ -1,0 +1,108 @@
+import OprunCore
+
+/// Where jobs run: this machine's processes (``LocalBackend``), a cluster, or a fake in tests.
+///
+/// A backend only starts, signals and reports. It decides nothing about a run: which job
+/// starts, how an attempt ends, what a cancellation means — all of that is the
+/// ``RunDriver``'s. Everything happens on the driver's thread; a backend reports through
+/// ``reportHandler`` only from its own event source (never from inside ``start(_:)`` or
+/// ``signal(_:_:)``).
+public protocol JobBackend: AnyObject {
+  /// Where reports go; the driver sets it before it starts anything.
+  var reportHandler: ((BackendReport) -> Void)? { get set }
+
+  /// Starts every command of `work` at once; one result per command, in order. A command
+  /// that cannot start leaves nothing running.
+  func start(_ work: WorkOrder) -> [Result<CommandHandle, StartFailure>]
+
+  /// Sends `signal` to everything a started command is running (its process group). A
+  /// handle whose command has exited still reaches what it left behind, until the group
+  /// is gone; it never reaches anything started later.
+  func signal(_ handle: CommandHandle, _ signal: JobSignal)
+
+  /// Sends `signal` to everything the run has started and is still running: commands,
+  /// completions, and what they left behind.
+  func signalEverything(_ signal: JobSignal)
+
+  /// The run is over: whatever the jobs left running gets the terminating signal, then a
+  /// kill once `grace` seconds have passed. Returns when nothing is left.
+  func endRun(grace: Double)
+}
+
+/// What the driver asks a backend to run: the commands of one attempt of a job, or its
+/// completion command.
+public struct WorkOrder: Sendable {
+  public var work: WorkKey
+  /// Run concurrently; each by the shell.
+  public var commands: [String]
+  /// Set on top of the backend's own environment, later entries winning.
+  public var environment: [EnvironmentEntry]
+  public var workingDirectory: String
+  public var qos: QualityOfService
+  /// With the terminal, in the foreground, rather than with pipes.
+  public var interactive: Bool
+  /// The job's time limit in seconds, for a backend that can enforce it itself; the
+  /// driver keeps its own timer either way.
+  public var timeout: Double?
+}
+
+/// Which piece of work a command belongs to.
+public struct WorkKey: Hashable, Sendable {
+  public enum Purpose: Hashable, Sendable {
+    /// The job's commands, on this attempt (1-based).
+    case attempt(Int)
+    /// The job's completion command.
+    case completion
+  }
+
+  public var job: JobID
+  public var purpose: Purpose
+
+  public init(job: JobID, purpose: Purpose) {
+    self.job = job
+    self.purpose = purpose
+  }
+}
+
+/// A started command, as its backend knows it. Opaque to the driver but for `id`.
+public struct CommandHandle: Hashable, Sendable {
+  /// What the events show: a pid here, a job id on a cluster.
+  public var id: Int32
+  /// Tells this command apart from a later one given the same id.
+  public var serial: UInt64
+
+  public init(id: Int32, serial: UInt64) {
+    self.id = id
+    self.serial = serial
+  }
+}
+
+/// Why a command could not start, in words for the job's output.
+public struct StartFailure: Error, Sendable, CustomStringConvertible {
+  public var description: String
+
+  public init(_ description: String) {
+    self.description = description
+  }
+}
+
+/// What a backend observed.
+public enum BackendReport: Sendable {
+  /// Output of a command of `work`: whole lines, or a last partial line.
+  case output(WorkKey, OutputStream, [UInt8])
+  /// A command of `work` has exited (or its cluster job ended).
+  case exited(WorkKey, CommandHandle, Termination)
+}
+
+/// What the driver may do to running work, whatever the backend maps it to.
+public enum JobSignal: Sendable, Equatable {
+  /// Ctrl-C's signal, passed on (SIGINT).
+  case interrupt
+  /// Asked to end (SIGTERM).
+  case terminate
+  /// Ended now (SIGKILL).
+  case kill
+  /// Stopped with oprun (SIGSTOP), until continued.
+  case stop
+  case `continue`
+}

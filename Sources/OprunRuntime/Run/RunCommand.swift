@@ -1,0 +1,21 @@
+import OprunCore
+
+/// A change to a run in progress: the only way anything but a backend's report changes a
+/// run. Signals, timers and (later) control requests each become one of these and go to
+/// ``RunDriver/apply(_:)``.
+public enum RunCommand: Sendable, Equatable {
+  /// Cancels every queue (`cancelAllOperations`, then resumed to drain), and the run ends
+  /// by `endingSignal` once everything is reaped. A second one, of any kind, kills every
+  /// process of the run at once and no completion runs any more (SPEC §3.4).
+  case cancelRun(reason: CancelReason, endingSignal: Int32)
+  /// Suspends every queue, or resumes them all when every one is suspended (SIGUSR1).
+  case toggleSuspension
+  /// Stops everything the run has running, as Ctrl-Z stops a shell's job.
+  case stopJobs
+  /// Continues what ``stopJobs`` stopped.
+  case continueJobs
+  /// The attempt's time limit has passed.
+  case timeout(JobID, attempt: Int)
+  /// The grace period of a cancelled attempt is over: what is left of its commands is killed.
+  case graceOver([CommandHandle])
+}

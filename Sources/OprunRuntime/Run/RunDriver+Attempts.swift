@@ -1,0 +1,81 @@
+import OprunCore
+
+extension RunDriver {
+  /// Starts every command of `launch` on the backend and tells the engine; a command that
+  /// cannot start fails the attempt (exit status 127, the reason in the job's output), it
+  /// never stops the run.
+  func start(_ launch: Launch) {
+    let job = graph.jobs[launch.job]
+    let work = WorkKey(job: launch.job, purpose: .attempt(launch.attempt))
+    let order = WorkOrder(
+      work: work, commands: job.commands, environment: environment(of: job, attempt: launch.attempt),
+      workingDirectory: job.cwd ?? graph.manifestFolder, qos: job.qos, interactive: job.interactive,
+      timeout: job.timeout)
+    var attempt = RunningAttempt(attempt: launch.attempt)
+    var failures: [StartFailure] = []
+    for result in backend.start(order) {
+      switch result {
+      case .success(let handle):
+        attempt.handles.append(handle)
+        attempt.remaining += 1
+      case .failure(let failure):
+        attempt.termination = .exited(127)
+        failures.append(failure)
+      }
+    }
+    if let timeout = job.timeout, attempt.remaining > 0 {
+      attempt.timeoutTimer = clock.schedule(after: timeout) { [unowned self] in
+        apply(.timeout(launch.job, attempt: launch.attempt))
+      }
+    }
+    attempts[launch.job] = attempt
+    engine.didStart(launch.job)
+    for failure in failures {
+      publish(.output(job: launch.job, stream: .stderr, text: Array("oprun: \(failure)\n".utf8)))
+    }
+    if attempt.remaining == 0 { endAttempt(of: launch.job) }
+  }
+
+  func receive(_ report: BackendReport) {
+    switch report {
+    case .output(let work, let stream, let text):
+      publish(.output(job: work.job, stream: stream, text: text))
+    case .exited(let work, _, let termination):
+      switch work.purpose {
+      case .attempt(let number):
+        commandExited(work.job, attempt: number, termination)
+      case .completion:
+        completions[work.job] = nil
+        publish(.completion(job: work.job, termination: termination))
+      }
+    }
+  }
+
+  /// The first command that does not succeed decides how the attempt ended.
+  private func commandExited(_ job: JobID, attempt number: Int, _ termination: Termination) {
+    guard let index = attempts.index(forKey: job), attempts.values[index].attempt == number else { return }
+    attempts.values[index].remaining -= 1
+    if attempts.values[index].termination.isSuccess && !termination.isSuccess {
+      attempts.values[index].termination = termination
+    }
+    if attempts.values[index].remaining == 0 { endAttempt(of: job) }
+  }
+
+  /// Every command of the attempt has exited: the engine decides the outcome (and a retry).
+  private func endAttempt(of job: JobID) {
+    guard let attempt = attempts.removeValue(forKey: job) else { return }
+    if let timer = attempt.timeoutTimer { clock.cancelTimer(timer) }
+    endingAttempt = (job, attempt.termination)
+    engine.didFinish(job, succeeded: attempt.termination.isSuccess)
+    endingAttempt = nil
+  }
+
+  /// The job's `env`, then the `OPRUN_*` variables, then `extra`, to set on top of the
+  /// backend's environment.
+  func environment(of job: JobNode, attempt: Int, extra: [EnvironmentEntry] = []) -> [EnvironmentEntry] {
+    job.env + [
+      EnvironmentEntry("OPRUN_JOB", job.name), EnvironmentEntry("OPRUN_QUEUE", graph.queues[job.queue].name),
+      EnvironmentEntry("OPRUN_ATTEMPT", String(attempt)),
+    ] + extra
+  }
+}

@@ -1,0 +1,224 @@
+import OprunCore
+
+/// Drives one run, whatever runs its jobs: the one place a run advances.
+///
+/// The driver owns the queue engine, the run's timers and its event bus. Everything that
+/// changes a run arrives through one of two doors, both on the driver's thread:
+/// ``apply(_:)`` for commands (signals, timeouts, failure handling, control requests) and
+/// ``report(_:)`` for what the backend observed (output, exits). Each is queued as a step
+/// and steps run one at a time, in order: an event is delivered to every observer before
+/// anything it causes happens (what the driver does about it — signalling a cancelled job,
+/// starting a completion — is queued as a further step), and once no step is left the
+/// driver starts every job the engine lets start, one at a time, so that whatever one
+/// launch changes is seen by the next. No caller ever starts jobs by hand.
+///
+/// A typical run: ``start(run:control:)``, then the backend's reports and the commands of
+/// signals and timers until ``isFinished``, then ``finish()``.
+public final class RunDriver {
+  public let graph: JobGraph
+  let engine: QueueEngine
+  let backend: any JobBackend
+  let clock: any RunClock
+  let bus = EventBus()
+  /// Seconds between the signal that cancels an executing attempt and the kill.
+  let grace: Double
+  /// The clock's reading when the run began: events are stamped with seconds since then.
+  let startTime: Double
+
+  /// Attempts whose commands have started and not all exited, by job.
+  var attempts: [JobID: RunningAttempt] = [:]
+  /// Completion commands that have started and not exited, by job.
+  var completions: [JobID: CommandHandle] = [:]
+  /// Set while the engine hears how an attempt ended: the termination its transition carries.
+  var endingAttempt: (job: JobID, termination: Termination)?
+  /// The signal the run ends by, from the first ``RunCommand/cancelRun(reason:endingSignal:)``.
+  public internal(set) var endingSignal: Int32?
+  /// A second cancelling command killed everything: no completion starts any more.
+  var killedEverything = false
+
+  /// Steps not yet taken, in order, from `nextStep` on.
+  private var steps: [Step] = []
+  private var nextStep = 0
+  private var isTakingSteps = false
+
+  /// A run of `graph` on `backend`, timed by `clock`; `failurePolicy` is `on-failure` as
+  /// the manifest or the command line set it.
+  public init(
+    graph: JobGraph, failurePolicy: FailurePolicy, grace: Double, backend: any JobBackend, clock: any RunClock
+  ) {
+    self.graph = graph
+    self.backend = backend
+    self.clock = clock
+    self.grace = grace
+    let startTime = clock.now()
+    self.startTime = startTime
+    engine = QueueEngine(graph: graph, failurePolicy: failurePolicy, clock: { clock.now() - startTime })
+    engine.addObserver(EngineListener(driver: self))
+    backend.reportHandler = { [unowned self] report in self.report(report) }
+  }
+
+  /// Delivers every event of the run to `observer`, after the observers added before it.
+  public func addObserver(_ observer: any RunObserver) {
+    bus.add(observer)
+  }
+
+  /// Begins the run: announces it as `run` (with its control socket, if any) and starts
+  /// every job that can start.
+  public func start(run: String, control: String? = nil) {
+    take(.begin(run: run, control: control))
+  }
+
+  /// Changes the run: the one door for signals, timers and control requests.
+  public func apply(_ command: RunCommand) {
+    take(.command(command))
+  }
+
+  /// What the backend observed.
+  public func report(_ report: BackendReport) {
+    take(.report(report))
+  }
+
+  /// Tells the user something about the run (`oprun: warning: …`).
+  public func warn(_ message: String) {
+    take(.announce(.warning(message)))
+  }
+
+  /// Every job has finished, and every command and completion of the run has exited.
+  public var isFinished: Bool { engine.isDrained && attempts.isEmpty && completions.isEmpty }
+
+  /// Ends the run once it ``isFinished``: what the jobs left running is ended, the last
+  /// event is delivered, and the exit status returned (128 + the signal the run ends by,
+  /// when it ends by one).
+  public func finish() -> Int32 {
+    backend.endRun(grace: grace)
+    let status = endingSignal.map { 128 + $0 } ?? engine.exitStatus()
+    take(.announce(.runFinished(exitCode: status, counts: engine.counts)))
+    return status
+  }
+
+  /// Seconds since the run began, for stamping events.
+  var runTime: Double { clock.now() - startTime }
+
+  /// Stamps `kind` with the run's time and delivers it; only from inside a step.
+  func publish(_ kind: RunEvent.Kind) {
+    bus.deliver(RunEvent(time: runTime, kind))
+  }
+
+  /// Queues `step` for its turn. Steps that come in while one is being taken — from an
+  /// observer, or the engine's events — wait until it is done.
+  func take(_ step: Step) {
+    steps.append(step)
+    guard !isTakingSteps else { return }
+    isTakingSteps = true
+    defer { isTakingSteps = false }
+    while true {
+      if nextStep < steps.count {
+        let step = steps[nextStep]
+        nextStep += 1
+        perform(step)
+        continue
+      }
+      steps.removeAll(keepingCapacity: true)
+      nextStep = 0
+      guard let launch = engine.nextLaunch() else { return }
+      start(launch)
+    }
+  }
+
+  private func perform(_ step: Step) {
+    switch step {
+    case .begin(let run, let control):
+      publish(.runStarted(queues: graph.queues, jobs: graph.jobs.count, run: run, control: control))
+      engine.start()
+    case .command(let command):
+      perform(command)
+    case .report(let report):
+      receive(report)
+    case .signalCancelled(let job, let reason, let attempt):
+      signalCancelled(job, reason: reason, attempt: attempt)
+    case .startCompletion(let transition):
+      startCompletion(after: transition)
+    case .announce(let kind):
+      publish(kind)
+    }
+  }
+
+  private func perform(_ command: RunCommand) {
+    switch command {
+    case .cancelRun(let reason, let signal):
+      cancelRun(reason: reason, endingSignal: signal)
+    case .toggleSuspension:
+      let suspend = !graph.queues.indices.allSatisfy(engine.isSuspended)
+      for queue in graph.queues.indices { engine.setSuspended(queue, suspend) }
+    case .stopJobs:
+      backend.signalEverything(.stop)
+    case .continueJobs:
+      backend.signalEverything(.continue)
+    case .timeout(let job, let attempt):
+      if attempts[job]?.attempt == attempt { engine.timedOut(job) }
+    case .graceOver(let handles):
+      for handle in handles { backend.signal(handle, .kill) }
+    }
+  }
+
+  /// An event of the engine: the runtime's part added (pids, how an attempt ended), then
+  /// delivered; what the driver does about it waits its turn.
+  fileprivate func engineEvent(_ event: RunEvent) {
+    guard case .transition(var transition) = event.kind else {
+      bus.deliver(event)
+      if case .cancelled(let job, let reason) = event.kind, attempts[job] != nil {
+        take(.signalCancelled(job, reason, attempt: engine.attempt(of: job)))
+      }
+      return
+    }
+    if transition.to == .executing, let attempt = attempts[transition.job] {
+      transition.pids = attempt.handles.map(\.id)
+    } else if transition.from == .executing, let ending = endingAttempt, ending.job == transition.job {
+      transition.termination = ending.termination
+    }
+    bus.deliver(RunEvent(time: event.time, .transition(transition)))
+    if transition.to == .finished, graph.jobs[transition.job].completion != nil {
+      take(.startCompletion(transition))
+    }
+  }
+
+  /// A unit of the driver's work, taken in order.
+  enum Step {
+    case begin(run: String, control: String?)
+    case command(RunCommand)
+    case report(BackendReport)
+    /// A reaction: the engine cancelled `job` (or timed it out) while `attempt` ran.
+    case signalCancelled(JobID, CancelReason, attempt: Int)
+    /// A reaction: the job finished; its completion command runs.
+    case startCompletion(Transition)
+    case announce(RunEvent.Kind)
+  }
+}
+
+/// The commands of one executing attempt.
+struct RunningAttempt {
+  /// 1-based.
+  var attempt: Int
+  /// One per command that started, in the order of `commands`.
+  var handles: [CommandHandle] = []
+  /// Started commands that have not exited yet.
+  var remaining = 0
+  /// The first command that did not succeed decides; `.exited(0)` while all did.
+  var termination: Termination = .exited(0)
+  var timeoutTimer: TimerID?
+  /// Set once the attempt was signalled for a cancellation, which is done once.
+  var signalled = false
+}
+
+/// The engine's observer: hands its events to the driver, which adds the runtime's part.
+private final class EngineListener: RunObserver {
+  unowned let driver: RunDriver
+
+  init(driver: RunDriver) {
+    self.driver = driver
+  }
+
+  func observe(_ event: RunEvent) {
+    driver.engineEvent(event)
+  }
+}
