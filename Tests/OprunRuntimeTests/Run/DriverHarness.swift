@@ -1,0 +1,125 @@
+import OprunCore
+
+@testable import OprunRuntime
+
+/// A real ``RunDriver`` on a ``FakeBackend`` and a ``ManualClock``, with every event it
+/// delivers recorded, addressed by job names.
+final class DriverHarness {
+  let graph: JobGraph
+  let clock = ManualClock()
+  let backend: FakeBackend
+  let driver: RunDriver
+  let events = RecordedEvents()
+
+  /// A run of `manifest` (YAML, as a user writes it); `failurePolicy` overrides its `on-failure`.
+  init(_ manifest: String, failurePolicy: FailurePolicy? = nil, grace: Double = 5) {
+    switch ManifestCheck.load(source: SourceText(path: "/work/jobs.yaml", text: manifest), defaultMaxConcurrent: 4) {
+    case .success(let graph): self.graph = graph
+    case .failure(let errors): fatalError("test manifest: \(DiagnosticRenderer.render(errors.diagnostics))")
+    }
+    backend = FakeBackend(clock: clock)
+    driver = RunDriver(
+      graph: graph, failurePolicy: failurePolicy ?? graph.manifest.onFailure, grace: grace, backend: backend,
+      clock: clock)
+    events.graph = graph
+    driver.addObserver(events)
+  }
+
+  func start() {
+    driver.start(run: "test-run")
+  }
+
+  /// Lets time pass until the run has finished (or `limit` seconds have passed), then ends
+  /// it; returns the exit status.
+  @discardableResult
+  func runToEnd(limit: Double = 3600) -> Int32 {
+    while !driver.isFinished, let deadline = clock.nextDeadline(), deadline <= limit {
+      clock.advance(to: deadline)
+    }
+    precondition(driver.isFinished, "the run did not finish by \(limit) s")
+    return driver.finish()
+  }
+
+  /// Lets `seconds` pass.
+  func advance(by seconds: Double) {
+    clock.advance(by: seconds)
+  }
+
+  func id(_ name: String) -> JobID { graph.job(named: name)! }
+}
+
+/// Every event a run delivered, and short lines for assertions.
+final class RecordedEvents: RunObserver {
+  private(set) var all: [RunEvent] = []
+  var graph: JobGraph!
+
+  func observe(_ event: RunEvent) {
+    all.append(event)
+  }
+
+  /// `a pending>ready`, `a ready>executing`, `a executing>finished failed`, `a cancelled interrupt`,
+  /// `a completion-started`, `a completion exited 0`, `a output hello`, `queue main suspended`.
+  var lines: [String] {
+    all.compactMap { line(for: $0.kind) }
+  }
+
+  func lines(of job: String) -> [String] {
+    lines.filter { $0.hasPrefix(job + " ") }
+  }
+
+  var transitions: [Transition] {
+    all.compactMap { event in
+      if case .transition(let transition) = event.kind { return transition }
+      return nil
+    }
+  }
+
+  /// The job's transitions, in order.
+  func transitions(of job: String) -> [Transition] {
+    transitions.filter { graph.jobs[$0.job].name == job }
+  }
+
+  /// The time of the first event whose line is `line`.
+  func time(of line: String) -> Double? {
+    all.first { self.line(for: $0.kind) == line }?.time
+  }
+
+  private func line(for kind: RunEvent.Kind) -> String? {
+    switch kind {
+    case .transition(let transition):
+      let outcome = transition.outcome.map { " \($0.rawValue)" } ?? ""
+      return "\(name(transition.job)) \(transition.from)>\(transition.to)\(outcome)"
+    case .cancelled(let job, let reason):
+      return "\(name(job)) cancelled \(reason.rawValue)"
+    case .completionStarted(let job, _):
+      return "\(name(job)) completion-started"
+    case .completion(let job, let termination):
+      return "\(name(job)) completion \(describe(termination))"
+    case .output(let job, _, let text):
+      return "\(name(job)) output \(String(decoding: text, as: UTF8.self).trimmingSuffixNewline)"
+    case .queueSuspended(let queue, let suspended):
+      return "queue \(graph.queues[queue].name) \(suspended ? "suspended" : "resumed")"
+    case .runStarted:
+      return "run-started"
+    case .runFinished(let exitCode, _):
+      return "run-finished \(exitCode)"
+    case .warning(let message):
+      return "warning \(message)"
+    case .limit, .priority:
+      return nil
+    }
+  }
+
+  private func describe(_ termination: Termination) -> String {
+    switch termination {
+    case .exited(let code): "exited \(code)"
+    case .signalled(let signal): "signalled \(signal)"
+    }
+  }
+
+  private func name(_ job: JobID) -> String { graph.jobs[job].name }
+}
+
+extension String {
+  fileprivate var trimmingSuffixNewline: String { hasSuffix("\n") ? String(dropLast()) : self }
+}
