@@ -70,7 +70,6 @@ struct RunCommand: ParsableCommand {
     configuration.tracePath = trace
     configuration.grace = grace
     configuration.verbosity = quiet ? .quiet : verbose ? .verbose : .normal
-    configuration.arguments = CommandLine.arguments
     throw ExitCode(LocalRun.execute(configuration))
   }
 }

@@ -17,7 +17,7 @@ extension QueueEngine {
       emitTransition(job, from: .pending, to: .ready)
       enqueue(job)
     case .ready:
-      if stopWaitingForConsole(job) { enqueue(job) } else { listQueue(queue(of: job)) }
+      if stopWaitingForConsole(job) { enqueue(job) } else { markWorthVisiting(queue(of: job)) }
     case .launching, .executing, .finished:
       break
     }

@@ -22,7 +22,7 @@ extension QueueEngine {
     let now = clock()
     let queue = queue(of: job)
     queues[queue].running -= 1
-    listQueue(queue)
+    markWorthVisiting(queue)
     releaseConsole(job)
     let duration = now - executingSince[job]
     let outcome = attemptOutcome(job, succeeded: succeeded)

@@ -77,11 +77,11 @@ extension QueueEngine {
   func enqueue(_ job: JobID) {
     let queue = queue(of: job)
     queues[queue].heap.push(job: job, band: bands[job], sequence: sequences[job])
-    listQueue(queue)
+    markWorthVisiting(queue)
   }
 
   /// Marks `queue` as worth visiting at the next `nextLaunch()`.
-  func listQueue(_ queue: QueueID) {
+  func markWorthVisiting(_ queue: QueueID) {
     guard !queues[queue].isListed else { return }
     queues[queue].isListed = true
     queuesWithWork.append(queue)

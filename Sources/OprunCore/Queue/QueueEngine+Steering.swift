@@ -5,7 +5,7 @@ extension QueueEngine {
     guard queues[queue].suspended != suspended else { return }
     queues[queue].suspended = suspended
     emit(.queueSuspended(queue: queue, suspended: suspended))
-    if !suspended { listQueue(queue) }
+    if !suspended { markWorthVisiting(queue) }
   }
 
   /// `maxConcurrentOperationCount`, live: raising it lets ``nextLaunches()`` start more now;
@@ -15,7 +15,7 @@ extension QueueEngine {
     precondition(limit >= 1, "a queue's max-concurrent must be at least 1")
     queues[queue].maxConcurrent = limit
     emit(.limit(queue: queue, maxConcurrent: limit))
-    listQueue(queue)
+    markWorthVisiting(queue)
   }
 
   /// `queuePriority` of a job that has not started: it moves to the end of its new band,

@@ -22,8 +22,6 @@ public struct RunConfiguration: Sendable {
   /// Seconds between the cancelling signal and SIGKILL.
   public var grace: Double = 5
   public var verbosity: Verbosity = .normal
-  /// The command line as typed, for the record.
-  public var arguments: [String] = []
 
   public init(manifestPath: String) {
     self.manifestPath = manifestPath
