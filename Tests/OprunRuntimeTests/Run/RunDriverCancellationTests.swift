@@ -267,4 +267,31 @@ import Testing
     #expect(run.driver.finish() == 128 + SIGTERM)
     #expect(run.events.lines.last == "run-finished \(128 + SIGTERM)")
   }
+
+  /// "A second SIGINT kills every process group at once, skips completions, and ends the
+  /// same way." — even when the queues were suspended again after the first.
+  @Test func secondCancelRunEndsARunSuspendedAfterTheFirst() throws {
+    let run = DriverHarness(
+      """
+      max-concurrent: 1
+      jobs:
+        a: {command: serve}
+        b: {command: test}
+      """)
+    run.backend.scripts["serve"] = FakeCommand(duration: 100, onSignal: .ignores)
+    run.start()
+    run.advance(by: 1)
+    run.driver.apply(.cancelRun(reason: .interrupt, endingSignal: SIGINT))
+    run.driver.apply(.toggleSuspension)
+    run.advance(by: 1)
+    run.driver.apply(.cancelRun(reason: .interrupt, endingSignal: SIGINT))
+    run.advance(by: 0)
+    #expect(
+      run.events.lines.suffix(3) == [
+        "queue jobs resumed", "a executing>finished cancelled", "b ready>finished cancelled",
+      ])
+    #expect(run.events.time(of: "b ready>finished cancelled") == 2)
+    try #require(run.driver.isFinished)
+    #expect(run.driver.finish() == 128 + SIGINT)
+  }
 }
