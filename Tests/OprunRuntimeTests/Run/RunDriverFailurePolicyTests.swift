@@ -117,7 +117,8 @@ import Testing
   }
 
   /// "A cancelled job has not failed: it sets off no `on-failure` policy" — here a job
-  /// skipped by its `run-if` (cancelled, reason `dependency-failed`) under `stop`.
+  /// skipped by its `run-if` (cancelled, reason `dependency-failed`) under `stop`: no
+  /// command cancels one job alone yet, and when every job is cancelled no policy shows.
   @Test func cancelledJobSetsOffNoFailurePolicy() {
     let run = DriverHarness(
       """

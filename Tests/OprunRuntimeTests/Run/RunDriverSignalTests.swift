@@ -10,8 +10,13 @@ import Testing
 @Suite struct RunDriverSignalTests {
   /// "The first SIGINT or SIGTERM cancels every queue (`cancelAllOperations`)" … "so a
   /// calling shell sees 130 or 143"; SIGHUP ends a run as SIGTERM does, by its own number.
-  @Test(arguments: [(SIGINT, CancelReason.interrupt), (SIGTERM, .terminate), (SIGHUP, .terminate)])
-  func cancellingSignalCancelsTheRunAndEndsItBy128PlusItsNumber(signal: Int32, reason: CancelReason) {
+  @Test(arguments: [
+    (SIGINT, CancelReason.interrupt, JobSignal.interrupt), (SIGTERM, .terminate, .terminate),
+    (SIGHUP, .terminate, .terminate),
+  ])
+  func cancellingSignalCancelsTheRunAndEndsItBy128PlusItsNumber(
+    signal: Int32, reason: CancelReason, passedOn: JobSignal
+  ) {
     let run = DriverHarness(
       """
       jobs:
@@ -22,8 +27,10 @@ import Testing
     run.advance(by: 0.5)
     RunSession.handle(signal, driver: run.driver, stoppingSelf: {})
     #expect(
-      run.events.lines.filter { $0.contains(" cancelled ") } == ["a cancelled \(reason)", "b cancelled \(reason)"])
-    #expect(run.backend.signalLines == ["build \(reason == .interrupt ? JobSignal.interrupt : .terminate)@0.5"])
+      run.events.lines.filter { $0.contains(" cancelled ") } == [
+        "a cancelled \(reason.rawValue)", "b cancelled \(reason.rawValue)",
+      ])
+    #expect(run.backend.signalLines == ["build \(passedOn)@0.5"])
     #expect(run.runToEnd() == 128 + signal)
   }
 
