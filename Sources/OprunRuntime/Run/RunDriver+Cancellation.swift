@@ -14,10 +14,12 @@ extension RunDriver {
   }
 
   /// Everything the run has running dies now, completions included, and no completion
-  /// starts any more.
+  /// starts any more. Every queue is resumed (again), so that the cancelled jobs left in
+  /// them drain and the run ends.
   func killEverything() {
     killedEverything = true
     backend.signalEverything(.kill)
+    for queue in graph.queues.indices { engine.setSuspended(queue, false) }
   }
 
   /// The engine cancelled `job` (or timed out its attempt) while `attempt` executed: its

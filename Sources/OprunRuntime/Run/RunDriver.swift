@@ -120,7 +120,12 @@ public final class RunDriver {
       }
       steps.removeAll(keepingCapacity: true)
       nextStep = 0
-      guard let launch = engine.nextLaunch() else { return }
+      guard let launch = engine.nextLaunch() else {
+        // Jobs the engine finished on the way (cancelled or skipped, without running) may
+        // have queued steps of their own: their completions. Take them now.
+        if steps.isEmpty { return }
+        continue
+      }
       start(launch)
     }
   }

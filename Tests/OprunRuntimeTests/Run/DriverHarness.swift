@@ -45,7 +45,22 @@ final class DriverHarness {
     clock.advance(by: seconds)
   }
 
+  /// Lets time pass until `time` seconds since the run began.
+  func advance(to time: Double) {
+    clock.advance(to: time)
+  }
+
   func id(_ name: String) -> JobID { graph.job(named: name)! }
+
+  /// Seconds since the run began (the manual clock starts at 0).
+  var now: Double { clock.time }
+}
+
+extension WorkOrder {
+  /// What the order sets `name` to: its last entry for it, as the backend applies them.
+  func value(of name: String) -> String? {
+    environment.last { $0.name == name }?.value
+  }
 }
 
 /// Every event a run delivered, and short lines for assertions.

@@ -35,15 +35,19 @@ final class FakeBackend: JobBackend {
   let clock: ManualClock
   /// Scripts by command text; a command not listed succeeds after a second.
   var scripts: [String: FakeCommand] = [:]
+  /// Scripts for the next starts of a command, by its text: each is used once, in order,
+  /// before ``scripts`` (a first attempt that fails, a retry that succeeds).
+  var nextScripts: [String: [FakeCommand]] = [:]
 
   /// Every work order, in the order started.
   private(set) var orders: [WorkOrder] = []
-  /// Every signal sent to a command, with the command's text and the time.
-  private(set) var signals: [(command: String, signal: JobSignal, time: Double)] = []
+  /// Every signal sent to a command, with the command's text, its handle and the time.
+  private(set) var signals: [(command: String, handle: CommandHandle, signal: JobSignal, time: Double)] = []
   /// Signals sent to everything at once, with the time.
   private(set) var broadcasts: [(signal: JobSignal, time: Double)] = []
-  /// Whether ``endRun(grace:)`` was called.
-  private(set) var runEnded = false
+  /// The grace ``endRun(grace:)`` was called with; nil until it is.
+  private(set) var endRunGrace: Double?
+  var runEnded: Bool { endRunGrace != nil }
 
   private struct Process {
     var command: String
@@ -65,7 +69,7 @@ final class FakeBackend: JobBackend {
   func start(_ work: WorkOrder) -> [Result<CommandHandle, StartFailure>] {
     orders.append(work)
     return work.commands.map { command in
-      let script = scripts[command] ?? FakeCommand()
+      let script = nextScript(for: command)
       if let reason = script.startFailure { return .failure(StartFailure(reason)) }
       nextSerial += 1
       let handle = CommandHandle(id: Int32(1000 + nextSerial), serial: nextSerial)
@@ -84,7 +88,7 @@ final class FakeBackend: JobBackend {
 
   func signal(_ handle: CommandHandle, _ signal: JobSignal) {
     guard let process = processes[handle] else { return }
-    signals.append((process.command, signal, clock.now()))
+    signals.append((process.command, handle, signal, clock.now()))
     deliver(signal, to: handle)
   }
 
@@ -94,7 +98,22 @@ final class FakeBackend: JobBackend {
   }
 
   func endRun(grace: Double) {
-    runEnded = true
+    endRunGrace = grace
+  }
+
+  /// ``signals`` as `command signal@time` lines, e.g. `build terminate@5.0`.
+  var signalLines: [String] {
+    signals.map { "\($0.command) \($0.signal)@\($0.time)" }
+  }
+
+  /// The work orders of the job's commands (not its completion), in the order started.
+  func attemptOrders(of job: JobID) -> [WorkOrder] {
+    orders.filter { $0.work.job == job && $0.work.purpose != .completion }
+  }
+
+  /// The work orders of the job's completion command.
+  func completionOrders(of job: JobID) -> [WorkOrder] {
+    orders.filter { $0.work.job == job && $0.work.purpose == .completion }
   }
 
   /// Commands running now, by text, in start order.
@@ -112,6 +131,14 @@ final class FakeBackend: JobBackend {
   func handle(of command: String, index: Int = 0) -> CommandHandle? {
     processes.filter { $0.value.command == command }.map(\.key).sorted { $0.serial < $1.serial }
       .dropFirst(index).first
+  }
+
+  private func nextScript(for command: String) -> FakeCommand {
+    if let next = nextScripts[command], !next.isEmpty {
+      nextScripts[command] = Array(next.dropFirst())
+      return next[0]
+    }
+    return scripts[command] ?? FakeCommand()
   }
 
   private func deliver(_ signal: JobSignal, to handle: CommandHandle) {

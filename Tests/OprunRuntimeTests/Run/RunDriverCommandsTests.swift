@@ -1,0 +1,106 @@
+import Glibc
+import OprunCore
+import Testing
+
+@testable import OprunRuntime
+
+/// A job with several commands: one operation whose commands run concurrently.
+@Suite struct RunDriverCommandsTests {
+  /// §1 "several commands: run concurrently, the job finishes when all do"
+  @Test func commandsOfAJobRunConcurrentlyAndItFinishesWhenAllHaveExited() {
+    let run = DriverHarness("jobs: {a: {commands: [one, two, three]}}")
+    run.backend.scripts = [
+      "one": FakeCommand(duration: 1), "two": FakeCommand(duration: 3), "three": FakeCommand(duration: 2),
+    ]
+    run.start()
+    #expect(run.backend.orders.map(\.commands) == [["one", "two", "three"]])
+    run.advance(by: 0.5)
+    #expect(run.backend.running == ["one", "two", "three"])
+    run.advance(to: 2.5)
+    #expect(run.events.lines(of: "a").last == "a ready>executing")
+    #expect(run.runToEnd() == 0)
+    #expect(run.events.time(of: "a executing>finished succeeded") == 3)
+    #expect(run.events.transitions(of: "a").last?.duration == 3)
+  }
+
+  /// §3.2 "a job with several `commands` counts as one operation (its commands run
+  /// concurrently, as a block operation's blocks do)."
+  @Test func jobWithSeveralCommandsHoldsOneSlotOfItsQueue() {
+    let run = DriverHarness(
+      """
+      max-concurrent: 2
+      jobs:
+        a: {commands: [one, two, three]}
+        b: {command: four}
+        c: {command: five}
+      """)
+    run.start()
+    #expect(run.backend.running == ["one", "two", "three", "four"])
+    #expect(run.events.lines(of: "c") == ["c pending>ready"])
+    run.advance(by: 1)
+    #expect(run.events.time(of: "c ready>executing") == 1)
+  }
+
+  /// §2 "finished shows the outcome — succeeded, failed (exit code or signal)": the first
+  /// command to fail decides the outcome and how the attempt ended.
+  @Test func firstCommandToFailDecidesTheOutcomeAndTheTermination() {
+    let run = DriverHarness("jobs: {a: {commands: [one, two, three]}}")
+    run.backend.scripts = [
+      "one": FakeCommand(duration: 2, termination: .exited(2)),
+      "two": FakeCommand(duration: 1, termination: .signalled(SIGSEGV)),
+      "three": FakeCommand(duration: 3),
+    ]
+    run.start()
+    #expect(run.runToEnd() == 1)
+    let finished = run.events.transitions(of: "a").last!
+    #expect(finished.outcome == .failed)
+    #expect(finished.termination == .signalled(SIGSEGV))
+    #expect(run.events.time(of: "a executing>finished failed") == 3)
+  }
+
+  /// The driver's contract: "a command that cannot start fails the attempt (exit status
+  /// 127, the reason in the job's output), it never stops the run" — the others run on.
+  @Test func commandThatCannotStartFailsTheJobWith127AfterTheOthersEnd() {
+    let run = DriverHarness("jobs: {a: {commands: [good, missing]}}")
+    run.backend.scripts = [
+      "good": FakeCommand(duration: 3), "missing": FakeCommand(startFailure: "cannot run 'missing': no such file"),
+    ]
+    run.start()
+    #expect(run.events.transitions(of: "a").first { $0.to == .executing }?.pids == [run.backend.handle(of: "good")!.id])
+    #expect(run.events.lines(of: "a").contains("a output oprun: cannot run 'missing': no such file"))
+    run.advance(by: 2.5)
+    #expect(run.backend.running == ["good"])
+    #expect(run.runToEnd() == 1)
+    let finished = run.events.transitions(of: "a").last!
+    #expect(finished.outcome == .failed)
+    #expect(finished.termination == .exited(127))
+    #expect(run.events.time(of: "a executing>finished failed") == 3)
+  }
+
+  /// The driver's contract: "a command that cannot start fails the attempt (exit status
+  /// 127, the reason in the job's output), it never stops the run" — when none could start,
+  /// the job fails at once and the run goes on.
+  @Test func jobNoneOfWhoseCommandsCanStartFailsAtOnce() {
+    let run = DriverHarness(
+      """
+      on-failure: continue
+      jobs:
+        a: {commands: [nope, nada]}
+        b: {command: test, dependencies: [a]}
+        c: {command: lint}
+      """)
+    run.backend.scripts["nope"] = FakeCommand(startFailure: "cannot run 'nope'")
+    run.backend.scripts["nada"] = FakeCommand(startFailure: "cannot run 'nada'")
+    run.start()
+    #expect(
+      run.events.lines(of: "a") == [
+        "a pending>ready", "a ready>executing", "a output oprun: cannot run 'nope'",
+        "a output oprun: cannot run 'nada'", "a executing>finished failed",
+      ])
+    #expect(run.events.transitions(of: "a").last?.termination == .exited(127))
+    #expect(run.events.time(of: "a executing>finished failed") == 0)
+    #expect(run.events.lines(of: "b").last == "b ready>finished skipped")
+    #expect(run.runToEnd() == 1)
+    #expect(run.events.lines(of: "c").last == "c executing>finished succeeded")
+  }
+}
