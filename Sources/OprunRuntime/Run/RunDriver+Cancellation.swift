@@ -24,15 +24,19 @@ extension RunDriver {
 
   /// The engine cancelled `job` (or timed out its attempt) while `attempt` executed: its
   /// commands get the signal that matches the reason, and a kill once the grace period is
-  /// over — even if they exit first, whatever they left behind goes too.
+  /// over — even if they exit first, whatever they left behind goes too. A later
+  /// cancellation with another signal (Ctrl-C after a timeout) sends that one as well; the
+  /// kill stays due when the first grace period ends.
   func signalCancelled(_ job: JobID, reason: CancelReason, attempt number: Int) {
-    guard let index = attempts.index(forKey: job), attempts.values[index].attempt == number,
-      !attempts.values[index].signalled
-    else { return }
-    attempts.values[index].signalled = true
-    let handles = attempts.values[index].handles
+    guard let index = attempts.index(forKey: job), attempts.values[index].attempt == number else { return }
     let signal: JobSignal = reason == .interrupt ? .interrupt : .terminate
+    let sent = attempts.values[index].signalsSent
+    guard !sent.contains(signal) else { return }
+    attempts.values[index].signalsSent.append(signal)
+    let handles = attempts.values[index].handles
     for handle in handles { backend.signal(handle, signal) }
-    clock.schedule(after: grace) { [unowned self] in apply(.graceOver(handles)) }
+    if sent.isEmpty {
+      clock.schedule(after: grace) { [unowned self] in apply(.graceOver(handles)) }
+    }
   }
 }

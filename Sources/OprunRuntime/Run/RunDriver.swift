@@ -211,8 +211,8 @@ struct RunningAttempt {
   /// The first command that did not succeed decides; `.exited(0)` while all did.
   var termination: Termination = .exited(0)
   var timeoutTimer: TimerID?
-  /// Set once the attempt was signalled for a cancellation, which is done once.
-  var signalled = false
+  /// The signals sent for cancellations, each once; the first one set the kill's time.
+  var signalsSent: [JobSignal] = []
 }
 
 /// The engine's observer: hands its events to the driver, which adds the runtime's part.

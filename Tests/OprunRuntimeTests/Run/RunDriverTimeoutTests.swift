@@ -52,6 +52,21 @@ import Testing
     #expect(run.events.time(of: "a executing>finished timed-out") == 8)
   }
 
+  /// "an executing job is marked cancelled and the same signal is sent to its process
+  /// group" — also when it had timed out already: Ctrl-C still reaches it, and the kill
+  /// stays due when the timeout's grace period ends.
+  @Test func timedOutJobStillGetsTheInterruptOfACtrlC() {
+    let run = DriverHarness("jobs: {a: {command: build, timeout: 5}}", grace: 3)
+    run.backend.scripts["build"] = FakeCommand(duration: 100, onSignal: .ignores)
+    run.start()
+    run.advance(to: 6)
+    run.driver.apply(.cancelRun(reason: .interrupt, endingSignal: SIGINT))
+    run.advance(to: 8)
+    #expect(run.backend.signalLines == ["build terminate@5.0", "build interrupt@6.0", "build kill@8.0"])
+    #expect(run.runToEnd() == 128 + SIGINT)
+    #expect(run.events.transitions(of: "a").last?.outcome == .cancelled)
+  }
+
   /// "A job that is cancelled or times out takes its group with it at once: what is left in
   /// the group after its own process exits gets SIGKILL when the grace period ends, at the
   /// latest." — timed out, while the run goes on.
