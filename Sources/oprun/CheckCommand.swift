@@ -20,8 +20,4 @@ struct Check: ParsableCommand {
       throw ExitCode(2)
     }
   }
-
-  private func counted(_ count: Int, _ noun: String) -> String {
-    "\(count) \(noun)\(count == 1 ? "" : "s")"
-  }
 }

@@ -91,7 +91,7 @@ public final class HumanReporter: RunObserver {
   }
 
   private func showRunStarted(at time: Double, queues: [QueueNode], jobs: Int, run: String, control: String?) {
-    var parts = ["\(jobs) job" + (jobs == 1 ? "" : "s")]
+    var parts = [counted(jobs, "job")]
     parts.append("queues " + queues.map { "\($0.name) ×\($0.maxConcurrent)" }.joined(separator: ", "))
     parts.append("run " + run)
     if let control { parts.append("control " + control) }
