@@ -28,16 +28,4 @@ import Testing
       #expect(FileManager.default.fileExists(atPath: golden.path), "\(name).expected")
     }
   }
-
-  @Test func checkingAFileOnDiskRendersItsExcerptsFromTheFile() throws {
-    let path = ManifestFixtures.url("diagnostics/unknown-names.yaml").path
-    guard case .failure(let errors) = ManifestCheck.load(path: path, defaultMaxConcurrent: 1) else {
-      Issue.record("unknown-names.yaml was accepted")
-      return
-    }
-    let rendered = DiagnosticRenderer.render(errors.diagnostics)
-    let directory = ManifestFixtures.url("diagnostics").path + "/"
-    let expected = try String(contentsOf: ManifestFixtures.url("diagnostics/unknown-names.expected"), encoding: .utf8)
-    #expect(rendered.replacingOccurrences(of: directory, with: "") == expected)
-  }
 }

@@ -1,18 +1,10 @@
 /// Everything `oprun check` does: read, decode and build the job graph, with all problems
 /// of every stage in one report.
 public enum ManifestCheck {
-  /// The validated graph of the manifest at `path`, or every problem found, in reading order.
+  /// The validated graph of the manifest `source`, or every problem found, in reading order.
   ///
   /// The graph is built from what could be decoded even when decoding found problems, so
   /// that an unknown dependency or a cycle is reported in the same run as a wrong type.
-  public static func load(path: String, defaultMaxConcurrent: Int) -> Result<JobGraph, ManifestErrors> {
-    switch SourceText.read(path: path) {
-    case .failure(let problem): .failure(ManifestErrors([problem]))
-    case .success(let source): load(source: source, defaultMaxConcurrent: defaultMaxConcurrent)
-    }
-  }
-
-  /// As ``load(path:defaultMaxConcurrent:)``, for a manifest already in memory.
   public static func load(source: SourceText, defaultMaxConcurrent: Int) -> Result<JobGraph, ManifestErrors> {
     var (manifest, diagnostics) = ManifestLoader.decode(source)
     guard let manifest else { return .failure(ManifestErrors(diagnostics.sortedForReading())) }

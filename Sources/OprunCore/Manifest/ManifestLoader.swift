@@ -1,18 +1,10 @@
-/// Reads a manifest file into a ``Manifest``, reporting every problem at once.
+/// Turns a manifest's text into a ``Manifest``, reporting every problem at once.
 public enum ManifestLoader {
-  /// Reads, parses and decodes the manifest at `path`.
+  /// Parses and decodes a manifest; `source.path` names it in diagnostics.
   ///
-  /// Fails with every diagnostic found, in reading order: the file cannot be read, is not
-  /// UTF-8, is not valid YAML, or does not fit the manifest's schema. Names are not resolved
-  /// here: unknown dependencies and cycles are found by `JobGraph(manifest:defaultMaxConcurrent:)`.
-  public static func load(path: String) -> Result<Manifest, ManifestErrors> {
-    switch SourceText.read(path: path) {
-    case .failure(let problem): .failure(ManifestErrors([problem]))
-    case .success(let source): load(source: source)
-    }
-  }
-
-  /// Parses and decodes a manifest already in memory; `source.path` names it in diagnostics.
+  /// Fails with every diagnostic found, in reading order: the text is not UTF-8, is not
+  /// valid YAML, or does not fit the manifest's schema. Names are not resolved here:
+  /// unknown dependencies and cycles are found by `JobGraph(manifest:defaultMaxConcurrent:)`.
   public static func load(source: SourceText) -> Result<Manifest, ManifestErrors> {
     let (manifest, diagnostics) = decode(source)
     guard let manifest, !diagnostics.containsErrors else {
