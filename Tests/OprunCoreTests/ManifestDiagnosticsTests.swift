@@ -8,7 +8,7 @@ import Testing
   @Test(arguments: ManifestFixtures.manifests(in: "diagnostics"))
   func diagnosticsMatchTheGoldenFile(name: String) throws {
     let source = try ManifestFixtures.source("diagnostics/\(name).yaml")
-    let result = ManifestCheck.load(source: source, defaultMaxConcurrent: 4)
+    let result = ManifestLoader.graph(from: source, defaultMaxConcurrent: 4)
     guard case .failure(let errors) = result else {
       Issue.record("\(name).yaml was accepted")
       return

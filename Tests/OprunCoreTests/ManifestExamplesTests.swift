@@ -14,7 +14,7 @@ import Testing
   }
 
   @Test func theDemoIsAValidGraphOfElevenJobsInTwoQueues() throws {
-    let graph = try ManifestCheck.load(source: source("demo.yaml"), defaultMaxConcurrent: 2).get()
+    let graph = try ManifestLoader.graph(from: source("demo.yaml"), defaultMaxConcurrent: 2).get()
     #expect(graph.jobs.count == 11)
     #expect(graph.queues.map(\.name) == ["demo", "io"])
     #expect(graph.jobs.allSatisfy { $0.cwd == Self.jobsDirectory.path })
@@ -23,7 +23,7 @@ import Testing
   }
 
   @Test func theBrokenManifestReportsEachOfItsProblems() throws {
-    guard case .failure(let errors) = ManifestCheck.load(source: try source("broken.yaml"), defaultMaxConcurrent: 2) else {
+    guard case .failure(let errors) = ManifestLoader.graph(from: try source("broken.yaml"), defaultMaxConcurrent: 2) else {
       Issue.record("broken.yaml was accepted")
       return
     }

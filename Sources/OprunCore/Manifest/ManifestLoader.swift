@@ -1,16 +1,23 @@
-/// Turns a manifest's text into a ``Manifest``, reporting every problem at once.
+/// Turns a manifest's text into its validated job graph: the one road from a manifest to a
+/// ``JobGraph``, for `oprun check` and for a run alike.
 public enum ManifestLoader {
-  /// Parses and decodes a manifest; `source.path` names it in diagnostics.
+  /// The validated graph of the manifest `source` (`source.path` names it in diagnostics),
+  /// or every problem of every stage, in reading order: the text is not UTF-8, is not valid
+  /// YAML, does not fit the schema, names an unknown job or queue, or has a cycle.
   ///
-  /// Fails with every diagnostic found, in reading order: the text is not UTF-8, is not
-  /// valid YAML, or does not fit the manifest's schema. Names are not resolved here:
-  /// unknown dependencies and cycles are found by `JobGraph(manifest:defaultMaxConcurrent:)`.
-  public static func load(source: SourceText) -> Result<Manifest, ManifestErrors> {
-    let (manifest, diagnostics) = decode(source)
-    guard let manifest, !diagnostics.containsErrors else {
+  /// The graph is built from what could be decoded even when decoding found problems, so
+  /// that an unknown dependency or a cycle is reported in the same run as a wrong type.
+  public static func graph(from source: SourceText, defaultMaxConcurrent: Int) -> Result<JobGraph, ManifestErrors> {
+    var (manifest, diagnostics) = decode(source)
+    guard let manifest else { return .failure(ManifestErrors(diagnostics.sortedForReading())) }
+    do throws(ManifestErrors) {
+      let graph = try JobGraph(manifest: manifest, defaultMaxConcurrent: defaultMaxConcurrent)
+      if diagnostics.containsErrors { return .failure(ManifestErrors(diagnostics.sortedForReading())) }
+      return .success(graph)
+    } catch {
+      diagnostics += error.diagnostics
       return .failure(ManifestErrors(diagnostics.sortedForReading()))
     }
-    return .success(manifest)
   }
 
   /// The manifest as far as it could be decoded, and every problem found on the way. The

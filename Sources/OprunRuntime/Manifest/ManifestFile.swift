@@ -13,7 +13,7 @@ public enum ManifestFile {
     case .failure(let problem):
       return .failure(ManifestFileErrors(diagnostics: [problem], sources: []))
     case .success(let source):
-      return ManifestCheck.load(source: source, defaultMaxConcurrent: defaultMaxConcurrent).mapError {
+      return ManifestLoader.graph(from: source, defaultMaxConcurrent: defaultMaxConcurrent).mapError {
         ManifestFileErrors(diagnostics: $0.diagnostics, sources: [source])
       }
     }
