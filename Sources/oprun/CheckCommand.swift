@@ -18,7 +18,7 @@ struct Check: ParsableCommand {
       print("\(manifest): \(counted(graph.jobs.count, "job")) in \(counted(graph.queues.count, "queue")), OK")
     case .failure(let errors):
       writeToStandardError(DiagnosticRenderer.render(errors.diagnostics, sources: errors.sources))
-      throw ExitCode(2)
+      throw ExitCode(ExitStatus.usage)
     }
   }
 }

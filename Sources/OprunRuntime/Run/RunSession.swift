@@ -54,7 +54,7 @@ final class RunSession {
 
     bus.publish(.runStarted(queues: graph.queues, jobs: graph.jobs.count, run: RunID.make(), control: nil))
     executor.run()
-    let status = executor.receivedSignal.map { 128 + $0 } ?? engine.exitStatus()
+    let status = executor.receivedSignal.map(ExitStatus.signalled) ?? engine.exitStatus()
     bus.publish(.runFinished(exitCode: status, counts: engine.counts))
     for sink in sinks { sink.flush() }
     if let signal = executor.receivedSignal, let trap = executor.trap {
