@@ -40,8 +40,8 @@ public final class HumanReporter: RunObserver {
       show(transition, at: event.time)
     case .cancelled(let job, let reason):
       showLine(at: event.time, "cancelled", jobName(job), timeline.style.paint("(\(reason.rawValue))", .yellow))
-    case .queueSuspended(let queue, let suspended):
-      showLine(at: event.time, "queue", queueName(queue), suspended ? "suspended" : "resumed")
+    case .queueState(let queue, let state):
+      showLine(at: event.time, "queue", queueName(queue), state.rawValue)
     case .limit(let queue, let maxConcurrent):
       showLine(at: event.time, "limit", queueName(queue), "max-concurrent \(maxConcurrent)")
     case .priority(let job, let priority):
