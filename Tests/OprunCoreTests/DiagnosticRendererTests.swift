@@ -32,7 +32,9 @@ import Testing
   }
 
   @Test func aDiagnosticWithoutAPlaceHasNoExcerpt() {
-    #expect(DiagnosticRenderer.render([Diagnostic(at: nil, "cannot read 'x'")], sources: []) == "oprun: error: cannot read 'x'\n")
+    #expect(
+      DiagnosticRenderer.render([Diagnostic(at: nil, "cannot read 'x'")], sources: [])
+        == "oprun: error: cannot read 'x'\n")
   }
 
   /// The renderer reads no file: this source file exists, but it is not among the sources.

@@ -23,7 +23,8 @@ import Testing
   }
 
   @Test func theBrokenManifestReportsEachOfItsProblems() throws {
-    guard case .failure(let errors) = ManifestLoader.graph(from: try source("broken.yaml"), defaultMaxConcurrent: 2) else {
+    let result = ManifestLoader.graph(from: try source("broken.yaml"), defaultMaxConcurrent: 2)
+    guard case .failure(let errors) = result else {
       Issue.record("broken.yaml was accepted")
       return
     }

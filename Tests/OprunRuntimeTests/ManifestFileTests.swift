@@ -63,8 +63,8 @@ import Testing
     _ = text.withCString { write(descriptors[1], $0, strlen($0)) }
     close(descriptors[1])
     defer { close(descriptors[0]) }
-    guard case .success(let graph) = ManifestFile.graph(path: "/proc/self/fd/\(descriptors[0])", defaultMaxConcurrent: 1)
-    else {
+    let path = "/proc/self/fd/\(descriptors[0])"
+    guard case .success(let graph) = ManifestFile.graph(path: path, defaultMaxConcurrent: 1) else {
       Issue.record("the pipe was refused")
       return
     }
