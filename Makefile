@@ -2,7 +2,8 @@
 PREFIX ?= /usr/local
 SWIFT ?= swift
 RELEASE_FLAGS = -c release --static-swift-stdlib
-OPRUN = .build/release/oprun
+# Not OPRUN: that is the variable the end-to-end tests read, and a caller may export it.
+RELEASE_BINARY = .build/release/oprun
 
 .PHONY: all deps build debug demo test test-tsan bench install uninstall format lint clean
 
@@ -23,7 +24,7 @@ debug: deps
 	$(SWIFT) build
 
 demo: build
-	$(OPRUN) jobs/demo.yaml
+	$(RELEASE_BINARY) jobs/demo.yaml
 
 test: deps
 	$(SWIFT) build
@@ -45,7 +46,7 @@ bench: build
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 755 $(OPRUN) $(DESTDIR)$(PREFIX)/bin/oprun
+	install -m 755 $(RELEASE_BINARY) $(DESTDIR)$(PREFIX)/bin/oprun
 	install -m 644 man/oprun.1 $(DESTDIR)$(PREFIX)/share/man/man1/oprun.1
 
 uninstall:

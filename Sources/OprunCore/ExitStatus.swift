@@ -6,4 +6,9 @@ public enum ExitStatus {
   public static let failure: Int32 = 1
   /// A manifest or usage error: nothing ran.
   public static let usage: Int32 = 2
+
+  /// 128 + `signal`, as a shell reports a process that `signal` ended (130 for SIGINT, 143
+  /// for SIGTERM): what `run-finished` says of a run a signal ended, and what oprun exits
+  /// with if re-raising the signal does not end it.
+  public static func signalled(_ signal: Int32) -> Int32 { 128 + signal }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import OprunCore
+import OprunRuntime
 
 /// `oprun check [MANIFEST]`: validate a manifest and run nothing.
 struct Check: ParsableCommand {
@@ -12,16 +13,12 @@ struct Check: ParsableCommand {
   var manifest = "jobs.yaml"
 
   func run() throws {
-    switch ManifestCheck.load(path: manifest, defaultMaxConcurrent: 1) {
+    switch ManifestFile.graph(path: manifest, defaultMaxConcurrent: 1) {
     case .success(let graph):
       print("\(manifest): \(counted(graph.jobs.count, "job")) in \(counted(graph.queues.count, "queue")), OK")
     case .failure(let errors):
-      writeToStandardError(DiagnosticRenderer.render(errors.diagnostics))
-      throw ExitCode(2)
+      writeToStandardError(DiagnosticRenderer.render(errors.diagnostics, sources: errors.sources))
+      throw ExitCode(ExitStatus.usage)
     }
-  }
-
-  private func counted(_ count: Int, _ noun: String) -> String {
-    "\(count) \(noun)\(count == 1 ? "" : "s")"
   }
 }

@@ -23,6 +23,14 @@ import Testing
     for job in ["a", "b", "c", "d"] { #expect(!folder.exists("\(job).ran")) }
   }
 
+  @Test func versionPrintsTheVersionTheManPageNames() throws {
+    let run = try runOprun(["--version"], in: Scratch())
+    #expect(run.status == 0)
+    let version = try #require(run.stdout.wholeMatch(of: /([0-9]+\.[0-9]+\.[0-9]+\S*)\n/)?.1)
+    let manPage = try String(contentsOf: packageRoot.appendingPathComponent("man/oprun.1"), encoding: .utf8)
+    #expect(manPage.prefix { $0 != "\n" }.contains("\"oprun \(version)\""))
+  }
+
   @Test func namedTargetsRunOnlyThemAndTheirDependencies() throws {
     let folder = try Scratch()
     try folder.manifest(Self.chain)

@@ -25,14 +25,20 @@ import Testing
 
   @Test func aTimedOutJobThatTrapsSIGTERMGetsSIGKILLAfterTheGrace() throws {
     let folder = try Scratch()
+    // The job says `ready` once its trap is set, and the test waits for that, then for the
+    // trap's own file. The trap must still beat the timeout: oprun's timer starts at the
+    // spawn, and nothing outside oprun can hold it back.
     try folder.manifest(
       """
       jobs:
         stubborn:
-          command: trap 'touch got-term' TERM; while :; do sleep 0.05; done
+          command: trap 'touch got-term' TERM; touch ready; while :; do sleep 0.05; done
           timeout: 300ms
       """)
-    let run = try runOprun(runArguments(["--grace", "0.2"]), in: folder)
+    let oprun = try OprunProcess(runArguments(["--grace", "0.2"]), in: folder)
+    try folder.waitUntilExists("ready")
+    try folder.waitUntilExists("got-term")
+    let run = oprun.wait()
     #expect(run.status == 1)
     let log = folder.events
     let finish = try #require(log.finish(of: "stubborn"))

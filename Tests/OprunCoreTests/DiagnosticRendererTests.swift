@@ -32,7 +32,16 @@ import Testing
   }
 
   @Test func aDiagnosticWithoutAPlaceHasNoExcerpt() {
-    #expect(DiagnosticRenderer.render([Diagnostic(at: nil, "cannot read 'x'")]) == "oprun: error: cannot read 'x'\n")
+    #expect(
+      DiagnosticRenderer.render([Diagnostic(at: nil, "cannot read 'x'")], sources: [])
+        == "oprun: error: cannot read 'x'\n")
+  }
+
+  /// The renderer reads no file: this source file exists, but it is not among the sources.
+  @Test func aDiagnosticInAFileNotAmongTheSourcesHasNoExcerpt() {
+    let diagnostic = Diagnostic(at: ManifestLocation(file: #filePath, line: 1, column: 1), "m")
+    let source = SourceText(path: "r.yaml", text: "a: b\n")
+    #expect(DiagnosticRenderer.render([diagnostic], sources: [source]) == "\(#filePath):1:1: error: m\n")
   }
 
   @Test func aLineBeyondTheFileHasNoExcerpt() {

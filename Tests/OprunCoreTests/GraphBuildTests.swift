@@ -5,13 +5,13 @@ import Testing
 /// turned into edges, problems reported.
 @Suite struct GraphBuildTests {
   private func graph(_ yaml: String, path: String = "jobs.yaml", defaultMaxConcurrent: Int = 4) throws -> JobGraph {
-    try ManifestCheck.load(source: SourceText(path: path, text: yaml), defaultMaxConcurrent: defaultMaxConcurrent).get()
+    try ManifestLoader.graph(from: SourceText(path: path, text: yaml), defaultMaxConcurrent: defaultMaxConcurrent).get()
   }
 
   private func messages(_ yaml: String) -> [String] {
     guard
-      case .failure(let errors) = ManifestCheck.load(
-        source: SourceText(path: "jobs.yaml", text: yaml), defaultMaxConcurrent: 1)
+      case .failure(let errors) = ManifestLoader.graph(
+        from: SourceText(path: "jobs.yaml", text: yaml), defaultMaxConcurrent: 1)
     else { return [] }
     return errors.diagnostics.map(\.description)
   }

@@ -7,7 +7,7 @@ import Testing
 
   init() throws {
     let source = try ManifestFixtures.source("valid/complete.yaml")
-    manifest = try ManifestLoader.load(source: source).get()
+    manifest = try ManifestFixtures.decoded(source).get()
   }
 
   private func at(_ line: Int, _ column: Int) -> ManifestLocation {
@@ -116,17 +116,17 @@ import Testing
 
   @Test func theMainQueueIsNamedAfterTheFileWithoutAName() throws {
     let source = SourceText(path: "ci/nightly.build.yaml", text: "jobs: {a: {command: x}}\n")
-    #expect(try ManifestLoader.load(source: source).get().name == "nightly.build")
+    #expect(try ManifestFixtures.decoded(source).get().name == "nightly.build")
   }
 
   @Test func anEmptyJobsMappingIsAValidManifestWithNoJobs() throws {
     let source = SourceText(path: "jobs.yaml", text: "jobs: {}\n")
-    #expect(try ManifestLoader.load(source: source).get().jobs.isEmpty)
+    #expect(try ManifestFixtures.decoded(source).get().jobs.isEmpty)
   }
 
   @Test func aByteOrderMarkAndWindowsLineEndingsAreAccepted() throws {
     let text = "\u{FEFF}jobs:\r\n  build:\r\n    command: make\r\n    dependencies: [x]\r\n  x: {command: y}\r\n"
-    let manifest = try ManifestLoader.load(source: SourceText(path: "jobs.yaml", text: text)).get()
+    let manifest = try ManifestFixtures.decoded(SourceText(path: "jobs.yaml", text: text)).get()
     #expect(manifest.jobs.map(\.name) == ["build", "x"])
     #expect(manifest.jobs[0].dependencies[0].location == ManifestLocation(file: "jobs.yaml", line: 4, column: 20))
   }

@@ -7,9 +7,14 @@ import Testing
   private static let jobsDirectory = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("jobs")
 
+  /// The manifest `name` in `jobs/`, named by its full path as `oprun check` would name it.
+  private func source(_ name: String) throws -> SourceText {
+    let url = Self.jobsDirectory.appendingPathComponent(name)
+    return SourceText(path: url.path, bytes: Array(try Data(contentsOf: url)))
+  }
+
   @Test func theDemoIsAValidGraphOfElevenJobsInTwoQueues() throws {
-    let path = Self.jobsDirectory.appendingPathComponent("demo.yaml").path
-    let graph = try ManifestCheck.load(path: path, defaultMaxConcurrent: 2).get()
+    let graph = try ManifestLoader.graph(from: source("demo.yaml"), defaultMaxConcurrent: 2).get()
     #expect(graph.jobs.count == 11)
     #expect(graph.queues.map(\.name) == ["demo", "io"])
     #expect(graph.jobs.allSatisfy { $0.cwd == Self.jobsDirectory.path })
@@ -18,8 +23,8 @@ import Testing
   }
 
   @Test func theBrokenManifestReportsEachOfItsProblems() throws {
-    let path = Self.jobsDirectory.appendingPathComponent("broken.yaml").path
-    guard case .failure(let errors) = ManifestCheck.load(path: path, defaultMaxConcurrent: 2) else {
+    let result = ManifestLoader.graph(from: try source("broken.yaml"), defaultMaxConcurrent: 2)
+    guard case .failure(let errors) = result else {
       Issue.record("broken.yaml was accepted")
       return
     }

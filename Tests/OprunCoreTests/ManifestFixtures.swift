@@ -16,6 +16,11 @@ enum ManifestFixtures {
     return SourceText(path: url.lastPathComponent, bytes: Array(try Data(contentsOf: url)))
   }
 
+  /// What `source` decodes to, by the one loading path (so its names must resolve too).
+  static func decoded(_ source: SourceText) -> Result<Manifest, ManifestErrors> {
+    ManifestLoader.graph(from: source, defaultMaxConcurrent: 1).map(\.manifest)
+  }
+
   /// The names (without `.yaml`) of the manifests in a fixture folder.
   static func manifests(in folder: String) -> [String] {
     let files = (try? FileManager.default.contentsOfDirectory(atPath: url(folder).path)) ?? []

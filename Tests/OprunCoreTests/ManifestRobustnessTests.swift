@@ -6,7 +6,7 @@ import Testing
 @Suite struct ManifestRobustnessTests {
   private func check(_ bytes: [UInt8]) -> [Diagnostic] {
     let source = SourceText(path: "input.yaml", bytes: bytes)
-    guard case .failure(let errors) = ManifestCheck.load(source: source, defaultMaxConcurrent: 2) else { return [] }
+    guard case .failure(let errors) = ManifestLoader.graph(from: source, defaultMaxConcurrent: 2) else { return [] }
     #expect(errors.diagnostics.contains { $0.severity == .error }, "a refused manifest says why")
     _ = DiagnosticRenderer.render(errors.diagnostics, sources: [source])
     return errors.diagnostics

@@ -6,7 +6,7 @@ import Testing
 /// The small languages inside values: durations, priorities as numbers, booleans, null.
 @Suite struct ManifestValuesTests {
   private func timeout(_ text: String) -> Result<Double?, ManifestErrors> {
-    ManifestLoader.load(source: SourceText(path: "t.yaml", text: "jobs: {a: {command: x, timeout: \(text)}}"))
+    ManifestFixtures.decoded(SourceText(path: "t.yaml", text: "jobs: {a: {command: x, timeout: \(text)}}"))
       .map { $0.jobs[0].timeout }
   }
 
@@ -30,13 +30,13 @@ import Testing
   @Test func prioritiesAreWordsOrTheirNumbers() throws {
     let text =
       "jobs: {a: {command: x, priority: -8}, b: {command: x, priority: 4}, c: {command: x, priority: veryHigh}}"
-    let manifest = try ManifestLoader.load(source: SourceText(path: "p.yaml", text: text)).get()
+    let manifest = try ManifestFixtures.decoded(SourceText(path: "p.yaml", text: text)).get()
     #expect(manifest.jobs.map(\.priority) == [.veryLow, .high, .veryHigh])
   }
 
   @Test func aQuotedTrueIsNotABoolean() {
     let text = "jobs: {a: {command: x, barrier: 'true'}}"
-    guard case .failure(let errors) = ManifestLoader.load(source: SourceText(path: "b.yaml", text: text)) else {
+    guard case .failure(let errors) = ManifestFixtures.decoded(SourceText(path: "b.yaml", text: text)) else {
       Issue.record("a quoted boolean was accepted")
       return
     }
@@ -45,7 +45,7 @@ import Testing
 
   @Test func aNullValueIsTheSameAsNoValue() throws {
     let text = "name: ~\nenv:\ndefaults:\nqueues:\njobs:\n  a:\n    command: x\n    priority: null\n    dependencies:\n"
-    let manifest = try ManifestLoader.load(source: SourceText(path: "n.yaml", text: text)).get()
+    let manifest = try ManifestFixtures.decoded(SourceText(path: "n.yaml", text: text)).get()
     #expect(manifest.name == "n")
     #expect(manifest.jobs[0].priority == nil)
     #expect(manifest.jobs[0].dependencies.isEmpty)
@@ -53,14 +53,14 @@ import Testing
 
   @Test func aKeyIsTextEvenWhenItLooksLikeNullOrANumber() throws {
     let text = "jobs: {null: {command: x}, 42: {command: y}, true: {command: z}}"
-    let manifest = try ManifestLoader.load(source: SourceText(path: "k.yaml", text: text)).get()
+    let manifest = try ManifestFixtures.decoded(SourceText(path: "k.yaml", text: text)).get()
     #expect(manifest.jobs.map(\.name) == ["null", "42", "true"])
   }
 
   @Test func escapesAndBlockScalarsAreDecodedByYAMLRules() throws {
     let text =
       "jobs:\n  a:\n    command: \"printf '\\\\t%s\\\\n' caf\\u00e9\"\n  b:\n    command: |\n      echo one\n      echo two\n"
-    let manifest = try ManifestLoader.load(source: SourceText(path: "e.yaml", text: text)).get()
+    let manifest = try ManifestFixtures.decoded(SourceText(path: "e.yaml", text: text)).get()
     #expect(manifest.jobs[0].commands == ["printf '\\t%s\\n' café"])
     #expect(manifest.jobs[1].commands == ["echo one\necho two\n"])
   }
@@ -68,8 +68,8 @@ import Testing
   @Test func columnsCountCharactersNotBytes() throws {
     let text = "jobs:\n  café: {command: x, dependencies: [thé]}\n"
     guard
-      case .failure(let errors) = ManifestCheck.load(
-        source: SourceText(path: "u.yaml", text: text), defaultMaxConcurrent: 1)
+      case .failure(let errors) = ManifestLoader.graph(
+        from: SourceText(path: "u.yaml", text: text), defaultMaxConcurrent: 1)
     else {
       Issue.record("an unknown dependency was accepted")
       return
@@ -81,7 +81,7 @@ import Testing
 /// Anchors and aliases follow YAML: an alias names the most recent anchor before it.
 @Suite struct ManifestAliasTests {
   private func commands(_ text: String) throws -> [[String]] {
-    try ManifestLoader.load(source: SourceText(path: "a.yaml", text: text)).get().jobs.map(\.commands)
+    try ManifestFixtures.decoded(SourceText(path: "a.yaml", text: text)).get().jobs.map(\.commands)
   }
 
   @Test func anAliasNamesTheMostRecentAnchorEvenInsideAnOuterOneOfTheSameName() throws {
@@ -91,7 +91,7 @@ import Testing
 
   @Test func anAliasToItsOwnOpenAnchorIsRefused() {
     let text = "jobs:\n  a: &x {command: make, dependencies: *x}\n"
-    guard case .failure(let errors) = ManifestLoader.load(source: SourceText(path: "a.yaml", text: text)) else {
+    guard case .failure(let errors) = ManifestFixtures.decoded(SourceText(path: "a.yaml", text: text)) else {
       Issue.record("a recursive alias was accepted")
       return
     }
@@ -103,7 +103,7 @@ import Testing
 
   @Test func aMergeKeyIsReportedAsUnsupported() {
     let text = "jobs:\n  a: &base {command: make}\n  b:\n    <<: *base\n"
-    guard case .failure(let errors) = ManifestLoader.load(source: SourceText(path: "a.yaml", text: text)) else {
+    guard case .failure(let errors) = ManifestFixtures.decoded(SourceText(path: "a.yaml", text: text)) else {
       Issue.record("a merge key was accepted")
       return
     }

@@ -92,10 +92,4 @@ import Testing
     #expect(try runChild("exit 42").termination?.exitCode == 42)
     #expect(try runChild("kill -KILL $$").termination?.signal == SIGKILL)
   }
-
-  @Test func cpuCountsArePositive() {
-    #expect(CPUCount.online >= 1)
-    #expect(CPUCount.available >= 1)
-    #expect(CPUCount.available <= CPUCount.online)
-  }
 }

@@ -60,7 +60,17 @@ import Testing
     #expect(SignalDisposition(of: SIGINT) == .recorded, "the refused trap changed nothing")
   }
 
-  @Test func recordingWithoutATrapDoesNothing() {
+  @Test func aSignalRecordedWhileNoTrapIsInstalledReachesNoLaterTrap() throws {
+    let loop = EventLoop()
+    var received: [Int32] = []
+    let first = try SignalTrap(loop: loop) { received.append($0) }
+    first.uninstall()
     SignalTrap.recordAsIfDelivered(SIGUSR1)
+    let second = try SignalTrap(loop: loop) { received.append($0) }
+    defer { second.uninstall() }
+    SignalTrap.recordAsIfDelivered(SIGINT)
+    runLoop(loop) { !received.isEmpty }
+    // Signals arrive in the order recorded: a SIGUSR1 kept anywhere would have come first.
+    #expect(received == [SIGINT])
   }
 }

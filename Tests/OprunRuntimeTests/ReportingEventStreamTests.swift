@@ -93,8 +93,8 @@ import Testing
   @Test func cancellationQueueLimitAndPriorityEvents() {
     let lines = stream([
       RunEvent(time: 1, .cancelled(job: 0, reason: .dependencyFailed)),
-      RunEvent(time: 2, .queueSuspended(queue: 1, suspended: true)),
-      RunEvent(time: 3, .queueSuspended(queue: 1, suspended: false)),
+      RunEvent(time: 2, .queueState(queue: 1, state: .suspended)),
+      RunEvent(time: 3, .queueState(queue: 1, state: .resumed)),
       RunEvent(time: 4, .limit(queue: 0, maxConcurrent: 8)),
       RunEvent(time: 5, .priority(job: 1, priority: .veryLow)),
     ])

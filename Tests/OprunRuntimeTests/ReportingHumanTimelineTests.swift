@@ -106,12 +106,12 @@ import Testing
 
   @Test func queueLimitPriorityAndCompletionEventsHaveTheirOwnLines() {
     let lines = report([
-      RunEvent(time: 1, .queueSuspended(queue: 0, suspended: true)),
+      RunEvent(time: 1, .queueState(queue: 0, state: .suspended)),
       RunEvent(time: 2, .limit(queue: 0, maxConcurrent: 4)),
       RunEvent(time: 3, .priority(job: 2, priority: .veryHigh)),
       RunEvent(time: 4, .completionStarted(job: 1, pid: 300)),
       RunEvent(time: 5, .completion(job: 1, termination: .exited(3))),
-      RunEvent(time: 6, .queueSuspended(queue: 0, suspended: false)),
+      RunEvent(time: 6, .queueState(queue: 0, state: .resumed)),
     ]).out
     #expect(
       lines == [

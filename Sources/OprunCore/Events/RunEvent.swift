@@ -29,6 +29,14 @@ public enum Outcome: String, Sendable, CaseIterable {
   case timedOut = "timed-out"
 }
 
+/// What a queue became when its `isSuspended` flag changed; the raw values are the words
+/// of the event stream's `queue` event.
+public enum QueueState: String, Sendable {
+  /// It starts nothing new; what runs goes on.
+  case suspended
+  case resumed
+}
+
 /// Why a job's cancelled flag was raised.
 public enum CancelReason: String, Sendable, CaseIterable {
   case interrupt
@@ -123,7 +131,8 @@ public struct RunEvent: Sendable {
     /// the flag stays down and the attempt ends timed out (a failure, which may be retried).
     /// An executing job's processes are signalled in response.
     case cancelled(job: JobID, reason: CancelReason)
-    case queueSuspended(queue: QueueID, suspended: Bool)
+    /// A queue was suspended or resumed.
+    case queueState(queue: QueueID, state: QueueState)
     /// A queue's limit changed while running.
     case limit(queue: QueueID, maxConcurrent: Int)
     /// A job's queue priority changed while it waited.

@@ -102,7 +102,7 @@ struct GraphBuilder {
   private mutating func suggestion(for name: String, among candidates: some Sequence<String>) -> String? {
     guard suggestionsMade < Self.suggestionBudget else { return nil }
     suggestionsMade += 1
-    return Suggestion.closest(to: name, among: candidates).map { " (did you mean '\($0)'?)" }
+    return Suggestion.closest(to: name, among: candidates).map(Suggestion.didYouMean)
   }
 
   /// `dependents` in manifest order: appending while walking jobs in order keeps them sorted.

@@ -11,8 +11,7 @@ public struct TargetError: Error, Sendable, Equatable, CustomStringConvertible {
   }
 
   public var description: String {
-    let hint = suggestion.map { " (did you mean '\($0)'?)" } ?? ""
-    return "unknown job '\(name)'\(hint)"
+    "unknown job '\(name)'" + (suggestion.map(Suggestion.didYouMean) ?? "")
   }
 }
 

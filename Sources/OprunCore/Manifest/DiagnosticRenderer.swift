@@ -10,9 +10,9 @@ public enum DiagnosticRenderer {
   static let excerptWidth = 120
 
   /// The text of every diagnostic, each line ending in a newline. Excerpts come from
-  /// `sources` (by path), else from reading the file again; a line that cannot be shown
-  /// (file gone, not UTF-8) is left out.
-  public static func render(_ diagnostics: [Diagnostic], sources: [SourceText] = []) -> String {
+  /// `sources` (by path) and nowhere else: a diagnostic in a file that is not among them, or
+  /// on a line the file does not have, is shown without one.
+  public static func render(_ diagnostics: [Diagnostic], sources: [SourceText]) -> String {
     var lines: [String: SourceLines] = [:]
     for source in sources { lines[source.path] = SourceLines(source) }
     var output = ""
@@ -20,9 +20,6 @@ public enum DiagnosticRenderer {
       // A problem with no place in a file (the file itself) is oprun's to say, as `cc: error:`.
       output += (diagnostic.location == nil ? "oprun: " : "") + diagnostic.description + "\n"
       guard let location = diagnostic.location else { continue }
-      if lines[location.file] == nil {
-        lines[location.file] = (try? SourceText.read(path: location.file).get()).map(SourceLines.init)
-      }
       if let line = lines[location.file]?.line(location.line), !line.isEmpty {
         output += excerpt(line, column: location.column)
       }

@@ -1,24 +1,23 @@
-/// Reads a manifest file into a ``Manifest``, reporting every problem at once.
+/// Turns a manifest's text into its validated job graph: the one road from a manifest to a
+/// ``JobGraph``, for `oprun check` and for a run alike.
 public enum ManifestLoader {
-  /// Reads, parses and decodes the manifest at `path`.
+  /// The validated graph of the manifest `source` (`source.path` names it in diagnostics),
+  /// or every problem of every stage, in reading order: the text is not UTF-8, is not valid
+  /// YAML, does not fit the schema, names an unknown job or queue, or has a cycle.
   ///
-  /// Fails with every diagnostic found, in reading order: the file cannot be read, is not
-  /// UTF-8, is not valid YAML, or does not fit the manifest's schema. Names are not resolved
-  /// here: unknown dependencies and cycles are found by `JobGraph(manifest:defaultMaxConcurrent:)`.
-  public static func load(path: String) -> Result<Manifest, ManifestErrors> {
-    switch SourceText.read(path: path) {
-    case .failure(let problem): .failure(ManifestErrors([problem]))
-    case .success(let source): load(source: source)
-    }
-  }
-
-  /// Parses and decodes a manifest already in memory; `source.path` names it in diagnostics.
-  public static func load(source: SourceText) -> Result<Manifest, ManifestErrors> {
-    let (manifest, diagnostics) = decode(source)
-    guard let manifest, !diagnostics.containsErrors else {
+  /// The graph is built from what could be decoded even when decoding found problems, so
+  /// that an unknown dependency or a cycle is reported in the same run as a wrong type.
+  public static func graph(from source: SourceText, defaultMaxConcurrent: Int) -> Result<JobGraph, ManifestErrors> {
+    var (manifest, diagnostics) = decode(source)
+    guard let manifest else { return .failure(ManifestErrors(diagnostics.sortedForReading())) }
+    do throws(ManifestErrors) {
+      let graph = try JobGraph(manifest: manifest, defaultMaxConcurrent: defaultMaxConcurrent)
+      if diagnostics.containsErrors { return .failure(ManifestErrors(diagnostics.sortedForReading())) }
+      return .success(graph)
+    } catch {
+      diagnostics += error.diagnostics
       return .failure(ManifestErrors(diagnostics.sortedForReading()))
     }
-    return .success(manifest)
   }
 
   /// The manifest as far as it could be decoded, and every problem found on the way. The

@@ -17,9 +17,9 @@ enum Suggestion {
     return best?.name
   }
 
-  /// `" (did you mean 'x'?)"`, or nothing when no candidate is close.
-  static func didYouMean(_ word: String, among candidates: some Sequence<String>) -> String {
-    closest(to: word, among: candidates).map { " (did you mean '\($0)'?)" } ?? ""
+  /// `" (did you mean 'name'?)"`: how every misspelt name is answered, to follow the message.
+  static func didYouMean(_ name: String) -> String {
+    " (did you mean '\(name)'?)"
   }
 
   /// Optimal string alignment distance: insertions, deletions, substitutions and

@@ -7,7 +7,7 @@ extension QueueEngine {
   /// out or was cancelled. A run ended by a signal ends by that signal instead (the runtime's part).
   public func exitStatus() -> Int32 {
     let failures = [Outcome.failed, .timedOut, .cancelled].reduce(0) { $0 + outcomeCounts[$1, default: 0] }
-    return failures == 0 ? 0 : 1
+    return failures == 0 ? ExitStatus.success : ExitStatus.failure
   }
 
   /// Finished jobs per outcome; every outcome is present, zero when none.

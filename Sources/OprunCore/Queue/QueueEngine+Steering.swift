@@ -4,7 +4,7 @@ extension QueueEngine {
   public func setSuspended(_ queue: QueueID, _ suspended: Bool) {
     guard queues[queue].suspended != suspended else { return }
     queues[queue].suspended = suspended
-    emit(.queueSuspended(queue: queue, suspended: suspended))
+    emit(.queueState(queue: queue, state: suspended ? .suspended : .resumed))
     if !suspended { markWorthVisiting(queue) }
   }
 

@@ -46,10 +46,3 @@ public func currentNiceness() -> Int32 {
   let value = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
   return errno == 0 ? value : 0
 }
-
-/// The niceness a process shows in /proc/PID/stat (field 19), or nil if it is gone.
-public func niceness(of pid: Int32) -> Int32? {
-  errno = 0
-  let value = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(pid))
-  return errno == 0 ? value : nil
-}

@@ -1,5 +1,6 @@
 import COprunSystem
 import Glibc
+import OprunCore
 
 extension SignalTrap {
   /// Stops oprun as Ctrl-Z would (SIGTSTP at its default action); returns once
@@ -20,7 +21,7 @@ extension SignalTrap {
     oprun_signal_set_default(signal)
     oprun_signal_unblock(signal)
     raise(signal)
-    _exit(128 + signal)  // A signal whose default is not to terminate.
+    _exit(ExitStatus.signalled(signal))  // A signal whose default is not to terminate.
   }
 
   /// Runs the recording handler as the kernel would on `signal`: for tests,

@@ -35,7 +35,7 @@ public final class EventStreamWriter: RunObserver {
     case .runStarted: "run-started"
     case .transition: "transition"
     case .cancelled: "cancelled"
-    case .queueSuspended: "queue"
+    case .queueState: "queue"
     case .limit: "limit"
     case .priority: "priority"
     case .output: nil
@@ -60,9 +60,9 @@ public final class EventStreamWriter: RunObserver {
     case .cancelled(let job, let reason):
       object.field("job", jobName(job))
       object.field("reason", reason.rawValue)
-    case .queueSuspended(let queue, let suspended):
+    case .queueState(let queue, let state):
       object.field("queue", queueName(queue))
-      object.field("state", suspended ? "suspended" : "resumed")
+      object.field("state", state.rawValue)
     case .limit(let queue, let maxConcurrent):
       object.field("queue", queueName(queue))
       object.field("max_concurrent", maxConcurrent)

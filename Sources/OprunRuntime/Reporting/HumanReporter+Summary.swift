@@ -17,8 +17,7 @@ extension HumanReporter {
     out.write(style.paint("── ", .bold) + jobName(result.job) + ": " + timeline.outcomeDetail(result) + "\n")
     guard let tail = summary.failureTails[result.job] else { return }
     if tail.omittedLines > 0 {
-      out.write(
-        style.paint("    … \(tail.omittedLines) earlier line" + (tail.omittedLines == 1 ? "" : "s"), .dim) + "\n")
+      out.write(style.paint("    … " + counted(tail.omittedLines, "earlier line"), .dim) + "\n")
     }
     for line in tail.lines {
       out.write(line.isEmpty ? "" : "    ")
@@ -36,7 +35,7 @@ extension HumanReporter {
 
   /// `── summary: 12 jobs · 10 succeeded · 1 failed · 1 skipped · 3.42s wall · exit 1`
   func countsLine() -> String {
-    var parts = ["\(summary.jobCount) job" + (summary.jobCount == 1 ? "" : "s")]
+    var parts = [counted(summary.jobCount, "job")]
     for outcome in Self.summaryOrder {
       let count = summary.counts[outcome] ?? 0
       guard count > 0 else { continue }

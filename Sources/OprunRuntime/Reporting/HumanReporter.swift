@@ -40,8 +40,8 @@ public final class HumanReporter: RunObserver {
       show(transition, at: event.time)
     case .cancelled(let job, let reason):
       showLine(at: event.time, "cancelled", jobName(job), timeline.style.paint("(\(reason.rawValue))", .yellow))
-    case .queueSuspended(let queue, let suspended):
-      showLine(at: event.time, "queue", queueName(queue), suspended ? "suspended" : "resumed")
+    case .queueState(let queue, let state):
+      showLine(at: event.time, "queue", queueName(queue), state.rawValue)
     case .limit(let queue, let maxConcurrent):
       showLine(at: event.time, "limit", queueName(queue), "max-concurrent \(maxConcurrent)")
     case .priority(let job, let priority):
@@ -91,7 +91,7 @@ public final class HumanReporter: RunObserver {
   }
 
   private func showRunStarted(at time: Double, queues: [QueueNode], jobs: Int, run: String, control: String?) {
-    var parts = ["\(jobs) job" + (jobs == 1 ? "" : "s")]
+    var parts = [counted(jobs, "job")]
     parts.append("queues " + queues.map { "\($0.name) ×\($0.maxConcurrent)" }.joined(separator: ", "))
     parts.append("run " + run)
     if let control { parts.append("control " + control) }

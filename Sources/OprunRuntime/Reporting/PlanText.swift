@@ -5,7 +5,7 @@ enum PlanText {
   static func render(_ plan: [PlanStep], of graph: JobGraph) -> String {
     let width = min(graph.jobs.map(\.name.count).max() ?? 0, 24)
     let digits = String(plan.count).count
-    var text = "plan: \(plan.count) job\(plan.count == 1 ? "" : "s") in the order a serial run starts them\n"
+    var text = "plan: \(counted(plan.count, "job")) in the order a serial run starts them\n"
     for (index, step) in plan.enumerated() {
       let number = String(index + 1)
       let name = graph.jobs[step.job].name

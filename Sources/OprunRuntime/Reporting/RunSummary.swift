@@ -83,7 +83,7 @@ public struct RunSummary: Sendable, Equatable {
     case .runFinished(let exitCode, _):
       wallTime = event.time
       self.exitCode = exitCode
-    case .queueSuspended, .limit, .priority, .completionStarted, .completion, .warning:
+    case .queueState, .limit, .priority, .completionStarted, .completion, .warning:
       break
     }
   }

@@ -34,7 +34,7 @@ struct TimelineFormatter {
   func executingDetail(_ transition: Transition, queueName: String) -> String {
     var parts: [String] = []
     if !transition.pids.isEmpty {
-      let label = transition.pids.count == 1 ? "pid" : "pids"
+      let label = plural("pid", count: transition.pids.count)
       parts.append(label + " " + transition.pids.map(String.init).joined(separator: " "))
     }
     if transition.attempt > 1 || verbosity == .verbose { parts.append("attempt \(transition.attempt)") }

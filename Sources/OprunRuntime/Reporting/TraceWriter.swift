@@ -36,8 +36,8 @@ public final class TraceWriter: RunObserver {
     case .cancelled(let job, let reason):
       let name = "cancelled " + graph.reportedName(job: job)
       instants.append(Instant(name: name, time: time, lane: openJobs[job]?.lane, detail: ("reason", reason.rawValue)))
-    case .queueSuspended(let queue, let suspended):
-      let name = graph.reportedName(queue: queue) + (suspended ? " suspended" : " resumed")
+    case .queueState(let queue, let state):
+      let name = graph.reportedName(queue: queue) + " " + state.rawValue
       instants.append(Instant(name: name, time: time, lane: nil, detail: nil))
     case .completionStarted(let job, let pid):
       openCompletions[job] = open(group: completionGroup, at: time, pids: [pid], attempt: nil)

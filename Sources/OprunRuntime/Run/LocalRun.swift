@@ -25,9 +25,10 @@ public enum LocalRun {
   static func loadGraph(_ configuration: RunConfiguration) -> Result<JobGraph, Message> {
     let path = configuration.manifestPath
     var graph: JobGraph
-    switch ManifestCheck.load(path: path, defaultMaxConcurrent: CPUCount.available) {
+    switch ManifestFile.graph(path: path, defaultMaxConcurrent: CPUCount.available) {
     case .success(let loaded): graph = loaded
-    case .failure(let errors): return .failure(Message(DiagnosticRenderer.render(errors.diagnostics)))
+    case .failure(let errors):
+      return .failure(Message(DiagnosticRenderer.render(errors.diagnostics, sources: errors.sources)))
     }
     if let limit = configuration.maxConcurrent {
       for index in graph.queues.indices { graph.queues[index].maxConcurrent = limit }

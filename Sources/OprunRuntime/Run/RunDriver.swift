@@ -91,7 +91,7 @@ public final class RunDriver {
   /// when it ends by one).
   public func finish() -> Int32 {
     backend.endRun(grace: grace)
-    let status = endingSignal.map { 128 + $0 } ?? engine.exitStatus()
+    let status = endingSignal.map(ExitStatus.signalled) ?? engine.exitStatus()
     take(.announce(.runFinished(exitCode: status, counts: engine.counts)))
     return status
   }

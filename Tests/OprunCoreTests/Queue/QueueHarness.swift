@@ -27,8 +27,8 @@ final class EventLog: RunObserver {
         return "\(name(transition.job)) \(transition.from)>\(transition.to)\(outcome)"
       case .cancelled(let job, let reason):
         return "\(name(job)) cancelled \(reason.rawValue)"
-      case .queueSuspended(let queue, let suspended):
-        return "queue \(graph.queues[queue].name) \(suspended ? "suspended" : "resumed")"
+      case .queueState(let queue, let state):
+        return "queue \(graph.queues[queue].name) \(state.rawValue)"
       case .limit(let queue, let limit):
         return "queue \(graph.queues[queue].name) limit \(limit)"
       case .priority(let job, let priority):

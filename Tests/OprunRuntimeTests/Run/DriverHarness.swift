@@ -13,9 +13,11 @@ final class DriverHarness {
 
   /// A run of `manifest` (YAML, as a user writes it); `failurePolicy` overrides its `on-failure`.
   init(_ manifest: String, failurePolicy: FailurePolicy? = nil, grace: Double = 5) {
-    switch ManifestCheck.load(source: SourceText(path: "/work/jobs.yaml", text: manifest), defaultMaxConcurrent: 4) {
+    let source = SourceText(path: "/work/jobs.yaml", text: manifest)
+    switch ManifestLoader.graph(from: source, defaultMaxConcurrent: 4) {
     case .success(let graph): self.graph = graph
-    case .failure(let errors): fatalError("test manifest: \(DiagnosticRenderer.render(errors.diagnostics))")
+    case .failure(let errors):
+      fatalError("test manifest: \(DiagnosticRenderer.render(errors.diagnostics, sources: [source]))")
     }
     backend = FakeBackend(clock: clock)
     driver = RunDriver(
@@ -112,8 +114,8 @@ final class RecordedEvents: RunObserver {
       return "\(name(job)) completion \(describe(termination))"
     case .output(let job, _, let text):
       return "\(name(job)) output \(String(decoding: text, as: UTF8.self).trimmingSuffixNewline)"
-    case .queueSuspended(let queue, let suspended):
-      return "queue \(graph.queues[queue].name) \(suspended ? "suspended" : "resumed")"
+    case .queueState(let queue, let state):
+      return "queue \(graph.queues[queue].name) \(state.rawValue)"
     case .runStarted:
       return "run-started"
     case .runFinished(let exitCode, _):

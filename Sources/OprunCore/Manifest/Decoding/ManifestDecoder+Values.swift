@@ -84,7 +84,7 @@ extension ManifestDecoder {
     let text = tree[node].text
     if let match = values.first(where: { $0.word == text }) { return match.value }
     let words = values.map(\.word)
-    let suggestion = Suggestion.didYouMean(text, among: words)
+    let suggestion = Suggestion.closest(to: text, among: words).map(Suggestion.didYouMean) ?? ""
     report(node, "unknown \(kind) '\(text)'\(suggestion); expected \(Self.listing(words))\(alternatives)")
     return nil
   }

@@ -74,8 +74,8 @@ struct ManifestDecoder {
       }
       let words = Key.allCases.map(\.word)
       let suggestion = Suggestion.closest(to: word, among: words)
-      let hint = suggestion.map { "did you mean '\($0)'?" } ?? "expected \(Self.listing(words, quoted: true))"
-      report(keyNode, "unknown key '\(word)'\(context()) (\(hint))")
+      let hint = suggestion.map(Suggestion.didYouMean) ?? " (expected \(Self.listing(words, quoted: true)))"
+      report(keyNode, "unknown key '\(word)'\(context())\(hint)")
       return nil
     }
     let bit: UInt64 = 1 << UInt64(key.ordinal)

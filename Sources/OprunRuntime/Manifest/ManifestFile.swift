@@ -1,11 +1,26 @@
 import Glibc
+import OprunCore
 
-extension SourceText {
+/// A manifest on disk. Reading it is the runtime's part: OprunCore only ever sees the text.
+public enum ManifestFile {
   /// Files larger than this are refused rather than read into memory.
   static let maximumSize = 256 << 20
 
+  /// The validated graph of the manifest at `path`, or every problem found, in reading order,
+  /// with the text read so that the problems can be shown with their lines.
+  public static func graph(path: String, defaultMaxConcurrent: Int) -> Result<JobGraph, ManifestFileErrors> {
+    switch read(path: path) {
+    case .failure(let problem):
+      return .failure(ManifestFileErrors(diagnostics: [problem], sources: []))
+    case .success(let source):
+      return ManifestLoader.graph(from: source, defaultMaxConcurrent: defaultMaxConcurrent).mapError {
+        ManifestFileErrors(diagnostics: $0.diagnostics, sources: [source])
+      }
+    }
+  }
+
   /// Reads the whole file at `path`, or says in a diagnostic why it cannot.
-  public static func read(path: String) -> Result<SourceText, Diagnostic> {
+  static func read(path: String) -> Result<SourceText, Diagnostic> {
     let descriptor = open(path, O_RDONLY | O_CLOEXEC)
     guard descriptor >= 0 else { return .failure(cannotRead(path, errno)) }
     defer { close(descriptor) }
@@ -57,4 +72,11 @@ extension SourceText {
   private static func tooLarge(_ path: String) -> Diagnostic {
     Diagnostic(at: nil, "cannot read '\(path)': larger than \(maximumSize >> 20) MiB")
   }
+}
+
+/// Why a manifest file gave no graph: every problem, and the text read (none when the file
+/// itself could not be read), which the excerpts under the problems come from.
+public struct ManifestFileErrors: Error, Sendable {
+  public var diagnostics: [Diagnostic]
+  public var sources: [SourceText]
 }

@@ -1,10 +1,12 @@
 import Foundation
 import Glibc
 import OprunCore
+import OprunRuntime
 import Testing
 
-/// A manifest that cannot be read at all is one diagnostic naming the file and the reason.
-@Suite final class ManifestFileErrorsTests {
+/// A manifest on disk: one that cannot be read at all is one diagnostic naming the file and
+/// the reason; one that can is read to its end, and its problems come with its lines.
+@Suite final class ManifestFileTests {
   private var directories: [URL] = []
 
   deinit {
@@ -12,7 +14,8 @@ import Testing
   }
 
   private func diagnostics(loading path: String) -> [String] {
-    guard case .failure(let errors) = ManifestLoader.load(path: path) else { return [] }
+    guard case .failure(let errors) = ManifestFile.graph(path: path, defaultMaxConcurrent: 1) else { return [] }
+    #expect(errors.sources.isEmpty, "nothing was read")
     return errors.diagnostics.map(\.description)
   }
 
@@ -45,12 +48,12 @@ import Testing
     let url = try temporaryDirectory().appendingPathComponent("big.yaml")
     let jobs = (0..<5000).map { "  job\($0):\n    command: echo \($0)\n" }.joined()
     try ("jobs:\n" + jobs).write(to: url, atomically: true, encoding: .utf8)
-    guard case .success(let manifest) = ManifestLoader.load(path: url.path) else {
+    guard case .success(let graph) = ManifestFile.graph(path: url.path, defaultMaxConcurrent: 1) else {
       Issue.record("big.yaml was refused")
       return
     }
-    #expect(manifest.jobs.count == 5000)
-    #expect(manifest.jobs.last?.commands == ["echo 4999"])
+    #expect(graph.jobs.count == 5000)
+    #expect(graph.jobs.last?.commands == ["echo 4999"])
   }
 
   @Test func aPipeIsReadToItsEnd() throws {
@@ -60,10 +63,25 @@ import Testing
     _ = text.withCString { write(descriptors[1], $0, strlen($0)) }
     close(descriptors[1])
     defer { close(descriptors[0]) }
-    guard case .success(let manifest) = ManifestLoader.load(path: "/proc/self/fd/\(descriptors[0])") else {
+    let path = "/proc/self/fd/\(descriptors[0])"
+    guard case .success(let graph) = ManifestFile.graph(path: path, defaultMaxConcurrent: 1) else {
       Issue.record("the pipe was refused")
       return
     }
-    #expect(manifest.jobs.map(\.name) == ["build"])
+    #expect(graph.jobs.map(\.name) == ["build"])
+  }
+
+  @Test func theProblemsOfAFileOnDiskComeWithItsLines() throws {
+    let diagnostics = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .appendingPathComponent("OprunCoreTests/Fixtures/diagnostics")
+    let path = diagnostics.appendingPathComponent("unknown-names.yaml").path
+    guard case .failure(let errors) = ManifestFile.graph(path: path, defaultMaxConcurrent: 1) else {
+      Issue.record("unknown-names.yaml was accepted")
+      return
+    }
+    #expect(errors.sources.map(\.path) == [path])
+    let rendered = DiagnosticRenderer.render(errors.diagnostics, sources: errors.sources)
+    let expected = try String(contentsOf: diagnostics.appendingPathComponent("unknown-names.expected"), encoding: .utf8)
+    #expect(rendered.replacingOccurrences(of: diagnostics.path + "/", with: "") == expected)
   }
 }

@@ -1,0 +1,10 @@
+/// `noun` in the number `count` asks for: `job` for one, `jobs` for none or several.
+/// Every noun oprun counts takes a plain "s".
+public func plural(_ noun: String, count: Int) -> String {
+  count == 1 ? noun : noun + "s"
+}
+
+/// `1 job`, `0 jobs`, `12 jobs`: a count and its noun.
+public func counted(_ count: Int, _ noun: String) -> String {
+  "\(count) " + plural(noun, count: count)
+}
