@@ -87,7 +87,7 @@ import Testing
 
 /// A pipe for a test, both ends closed when it goes.
 final class TestPipe {
-  let readEnd: Int32
+  private(set) var readEnd: Int32
   let writeEnd: Int32
 
   init(nonBlockingWriteEnd: Bool = false) throws {
@@ -100,8 +100,18 @@ final class TestPipe {
   }
 
   deinit {
-    close(readEnd)
+    if readEnd >= 0 { close(readEnd) }
     close(writeEnd)
+  }
+
+  /// Makes the pipe hold 4 KiB (`F_SETPIPE_SZ`, which Glibc's module does not export).
+  func shrink() {
+    _ = fcntl(writeEnd, 1031, 4096)
+  }
+
+  func closeReadEnd() {
+    close(readEnd)
+    readEnd = -1
   }
 
   func send(_ text: String) {
