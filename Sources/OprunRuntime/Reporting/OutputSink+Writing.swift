@@ -27,17 +27,20 @@ extension OutputSink {
     case blocking
     /// `write(2)` on a private, non-blocking description of the same pipe or terminal.
     case privateDescription
-    /// `send(2)` on the socket with `MSG_DONTWAIT | MSG_NOSIGNAL`.
+    /// `send(2)` with `MSG_DONTWAIT | MSG_NOSIGNAL` on a copy of the socket's descriptor.
     case socket
 
-    /// The mode for `fd`, and the descriptor to write (a new one, owned by the sink, for
-    /// ``privateDescription``).
+    /// The mode for `fd`, and the descriptor to write: `fd` itself when blocking, else a new
+    /// one the sink owns.
     static func choose(for fd: Int32) -> (mode: Mode, target: Int32) {
       var status = stat()
       guard fstat(fd, &status) == 0 else { return (.blocking, fd) }
       switch status.st_mode & S_IFMT {
       case S_IFSOCK:
-        return (.socket, fd)
+        // A copy of the descriptor (the same description) so that every sink has its own
+        // to watch, even two over one socket.
+        let copy = fcntl(fd, F_DUPFD_CLOEXEC, 3)
+        return copy >= 0 ? (.socket, copy) : (.blocking, fd)
       case S_IFIFO:
         return reopen(fd)
       case S_IFCHR where isatty(fd) == 1:

@@ -41,7 +41,7 @@ public final class OutputSink {
   /// Whether the sink holds the loop's job output back now.
   public private(set) var isCongested = false
 
-  /// What is written to: `fileDescriptor`, or the private description the sink owns.
+  /// What is written to: `fileDescriptor` when blocking, else a descriptor the sink owns.
   let target: Int32
   /// Bytes accepted and not written yet are `queue[queueStart...]`; empty once broken.
   /// Invariant: in blocking mode, fewer than `capacity` between calls.
@@ -97,7 +97,7 @@ public final class OutputSink {
     if queuedByteCount > 0 { _ = queue[queueStart...].withUnsafeBytes { put($0) } }
     stopWaitingForWritable()
     if isCongested { loop?.releaseOutput() }
-    if mode == .privateDescription { close(target) }
+    if mode != .blocking { close(target) }
   }
 
   /// Whether output is being dropped because the descriptor can no longer be written.
