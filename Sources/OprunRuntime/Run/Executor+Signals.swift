@@ -7,6 +7,10 @@ extension Executor {
     switch signal {
     case SIGINT, SIGTERM, SIGHUP:
       cancelEverything(by: signal)
+    case SIGPIPE:
+      // Not the kernel's (oprun ignores it): standard output's reader has gone. Cancels
+      // as SIGTERM does, unless the run is cancelled already.
+      if receivedSignal == nil { cancelEverything(by: signal) }
     case SIGUSR1:
       toggleSuspension()
     case SIGTSTP:

@@ -20,24 +20,21 @@ final class RunSession {
     let start = startTime
     let clock = { loop.now() - start }
     let bus = EventBus(clock: clock)
-    var sinks: [OutputSink] = []
+    let output = OutputFlow(loop: loop)
     let eventsToStandardOutput = configuration.eventsPath == "-"
     let humanFD: Int32 = eventsToStandardOutput ? 2 : 1
-    let humanOut = OutputSink(fileDescriptor: humanFD, lineBuffered: Terminal.isTerminal(humanFD))
-    let humanErr = OutputSink.standardError()
-    sinks += [humanOut, humanErr]
+    let humanOut = output.sink(fileDescriptor: humanFD, lineBuffered: Terminal.isTerminal(humanFD))
+    let humanErr = output.sink(fileDescriptor: 2, lineBuffered: true)
     let human = HumanReporter(graph: graph, options: humanOptions(humanFD: humanFD), out: humanOut, err: humanErr)
     bus.add(human)
     if let path = configuration.eventsPath {
-      guard let sink = openSink(path, standardOutput: eventsToStandardOutput) else {
-        return failToOpen(path, humanErr)
+      guard let sink = openSink(path, standardOutput: eventsToStandardOutput, output) else {
+        return failToOpen(path)
       }
-      sinks.append(sink)
       bus.add(EventStreamWriter(graph: graph, sink: sink))
     }
     if let path = configuration.tracePath {
-      guard let sink = openSink(path, standardOutput: false) else { return failToOpen(path, humanErr) }
-      sinks.append(sink)
+      guard let sink = openSink(path, standardOutput: false, output) else { return failToOpen(path) }
       bus.add(TraceWriter(graph: graph, sink: sink))
     }
 
@@ -46,8 +43,12 @@ final class RunSession {
     engine.addObserver(bus)
     let executor = Executor(graph: graph, engine: engine, loop: loop, bus: bus, configuration: configuration)
     bus.add(executor)
+    output.onReaderClosed = { [unowned executor] in executor.handle(signal: SIGPIPE) }
+    output.onWarning = { bus.publish(.warning($0)) }
     do {
-      executor.trap = try SignalTrap(loop: loop) { [unowned executor] signal in executor.handle(signal: signal) }
+      executor.trap = try SignalTrap(loop: loop) { [unowned executor] signal in
+        if !output.takesSignalWhileDraining(signal) { executor.handle(signal: signal) }
+      }
     } catch {
       bus.publish(.warning("cannot trap signals: \(error)"))
     }
@@ -56,8 +57,8 @@ final class RunSession {
     executor.run()
     let status = executor.receivedSignal.map { 128 + $0 } ?? engine.exitStatus()
     bus.publish(.runFinished(exitCode: status, counts: engine.counts))
-    for sink in sinks { sink.flush() }
-    if let signal = executor.receivedSignal, let trap = executor.trap {
+    output.drain()
+    if let signal = executor.receivedSignal ?? output.endingSignal, let trap = executor.trap {
       trap.restoreDefaultsAndRaise(signal)
     }
     executor.trap?.uninstall()
@@ -75,15 +76,14 @@ final class RunSession {
       githubActions: githubActions)
   }
 
-  private func openSink(_ path: String, standardOutput: Bool) -> OutputSink? {
-    if standardOutput { return OutputSink(fileDescriptor: 1, lineBuffered: true) }
+  private func openSink(_ path: String, standardOutput: Bool, _ output: OutputFlow) -> OutputSink? {
+    if standardOutput { return output.sink(fileDescriptor: 1, lineBuffered: true) }
     let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    return fd < 0 ? nil : OutputSink(fileDescriptor: fd, lineBuffered: true)
+    return fd < 0 ? nil : output.sink(fileDescriptor: fd, path: path, lineBuffered: true)
   }
 
-  private func failToOpen(_ path: String, _ err: OutputSink) -> Int32 {
-    err.write("oprun: error: cannot write '\(path)': \(String(cString: strerror(errno)))\n")
-    err.flush()
+  private func failToOpen(_ path: String) -> Int32 {
+    LocalRun.writeAll(2, "oprun: error: cannot write '\(path)': \(String(cString: strerror(errno)))\n")
     return ExitStatus.usage
   }
 }
