@@ -35,7 +35,8 @@ import Testing
     try waitUntil("no job process left", limit: grace + 1) { groups.allSatisfy(processGroupIsGone) }
     #expect(isAlive(oprun.pid), "oprun waits for its reader")
 
-    let output = reader.readToEnd()
+    let output = try reader.readToEnd()
+    try waitUntil("oprun ended") { !oprun.process.isRunning }
     let run = oprun.wait()
     #expect(run.signal == SIGINT, "status \(run.status)")
     for (job, written) in zip(["first", "second"], writtenBeforeSignal) {
@@ -74,6 +75,7 @@ import Testing
     try folder.waitUntilJob("second", runs: "seq")
     try waitUntil("oprun's output waiting in its pipe") { reader.holdsOutput }
     reader.closeReadEnd()
+    try waitUntil("oprun ended") { !oprun.process.isRunning }
     let run = oprun.wait()
 
     #expect(run.signal == SIGPIPE, "status \(run.status)")
@@ -99,6 +101,7 @@ import Testing
     try waitUntil("the run finished") { folder.events.finishedExitCode != nil }
     #expect(isAlive(oprun.pid), "oprun waits for its reader")
     oprun.send(SIGTERM)
+    try waitUntil("oprun ended") { !oprun.process.isRunning }
     let run = oprun.wait()
 
     #expect(run.signal == SIGTERM, "status \(run.status)")
@@ -167,11 +170,14 @@ final class UnreadPipe: @unchecked Sendable {
     return ioctl(readEnd, UInt(FIONREAD), &count) == 0 && count > 0
   }
 
-  /// Everything until every writer has closed it.
-  func readToEnd() -> String {
+  /// Everything until every writer has closed it; a writer that never does fails the test
+  /// after `limit` seconds without a byte, rather than hang it.
+  func readToEnd(limit: Int32 = 60) throws -> String {
     var bytes: [UInt8] = []
     var block = [UInt8](repeating: 0, count: 65_536)
     while true {
+      var request = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
+      guard poll(&request, 1, limit * 1000) != 0 else { throw WaitFailure(what: "the end of oprun's output") }
       let count = block.withUnsafeMutableBytes { read(readEnd, $0.baseAddress, $0.count) }
       if count < 0 && errno == EINTR { continue }
       guard count > 0 else { break }
