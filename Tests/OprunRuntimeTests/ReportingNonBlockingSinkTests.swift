@@ -69,8 +69,9 @@ import Testing
     var failures: [Int32] = []
     let sink = OutputSink(fileDescriptor: pipe.writeEnd, loop: loop) { failures.append($0) }
     sink.write("nobody reads this\n")
-    sink.flush()
+    sink.write(pattern(20_000))  // past the capacity: the line queued first is written, and fails
     #expect(sink.failure == EPIPE)
+    #expect(sink.queuedByteCount == 0, "nothing is kept for a reader that has gone")
     #expect(failures.isEmpty, "never from inside a write")
     #expect(!sink.isDrained)
     sink.write("dropped\n")

@@ -125,7 +125,8 @@ public final class OutputSink {
     guard !isBroken, !bytes.isEmpty else { return }
     if queuedByteCount + bytes.count >= capacity {
       flush()
-      if bytes.count >= capacity, queuedByteCount == 0, !isBroken {
+      guard !isBroken else { return }
+      if bytes.count >= capacity, queuedByteCount == 0 {
         // Nothing waits before it: written from where it is, only the rest is copied.
         let result = put(bytes)
         if result.error == nil { enqueue(UnsafeRawBufferPointer(rebasing: bytes[result.written...])) }
@@ -140,7 +141,12 @@ public final class OutputSink {
   /// Writes what is queued, as far as the descriptor takes it now (all of it, for a
   /// blocking sink); the rest follows when the descriptor is writable.
   public func flush() {
-    guard queuedByteCount > 0, !isWaitingForWritable, !isBroken else { return }
+    // While waiting, the loop says when a write can succeed.
+    if !isWaitingForWritable { writeQueued() }
+  }
+
+  private func writeQueued() {
+    guard queuedByteCount > 0, !isBroken else { return }
     let result = queue[queueStart...].withUnsafeBytes { put($0) }
     queueStart += result.written
     settle(result)
@@ -162,6 +168,7 @@ public final class OutputSink {
     } else if queuedByteCount == 0 {
       queue.removeAll(keepingCapacity: true)
       queueStart = 0
+      stopWaitingForWritable()
     } else {
       waitForWritable()
     }
@@ -191,8 +198,7 @@ public final class OutputSink {
   }
 
   private func becameWritable() {
-    stopWaitingForWritable()
-    flush()
+    writeQueued()
   }
 
   private func fail(_ code: Int32) {
