@@ -90,6 +90,33 @@ import Testing
     expectNoProcessLeft(folder.events)
   }
 
+  @Test func aClosedReaderOfTheEventStreamOnStandardOutputEndsTheRunTheSameWay() throws {
+    let folder = try Scratch()
+    try folder.manifest(
+      """
+      jobs:
+        waiter:
+          command: touch ready; while [ ! -f go ]; do sleep 0.01; done
+        sleeper:
+          command: trap 'touch sleeper.trapped; exit 3' TERM; touch sleeper.ready; while :; do sleep 0.01; done
+      """)
+    let reader = try UnreadPipe(in: folder)
+    let oprun = try OprunProcess(["jobs.yaml", "--events", "-"], in: folder, standardOutput: reader.writeHandle())
+    reader.closeWriteEnd()
+    try folder.waitUntilExists("ready")
+    try folder.waitUntilExists("sleeper.ready")
+    reader.closeReadEnd()
+    // The next event (waiter finishing) meets the closed pipe.
+    folder.touch("go")
+    try waitUntil("oprun ended") { !oprun.process.isRunning }
+    let run = oprun.wait()
+
+    #expect(run.signal == SIGPIPE, "status \(run.status)")
+    #expect(folder.exists("sleeper.trapped"), "sleeper got SIGTERM")
+    let cancelled = run.stderr.split(separator: "\n").filter { $0.contains("cancelled") && $0.contains("sleeper") }
+    #expect(cancelled.first?.hasSuffix("(terminate)") == true, "\(run.stderr)")
+  }
+
   @Test func aSignalWhileTheLastOutputWaitsForItsReaderEndsOprunAtOnce() throws {
     let folder = try Scratch()
     // About 400 KiB of prefixed lines: under oprun's high-water mark, so the job finishes,
