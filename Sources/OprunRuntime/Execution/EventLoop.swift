@@ -1,22 +1,40 @@
 import Glibc
 
-/// A single-threaded, poll(2)-based event loop: readable descriptors, timers,
-/// and (through `SignalTrap` and `watchProcess`) signals and child processes.
+/// A single-threaded, poll(2)-based event loop: readable and writable descriptors,
+/// timers, and (through `SignalTrap` and `watchProcess`) signals and child processes.
 ///
 /// Every callback runs on the thread that calls `run(until:)`, one at a time,
 /// so nothing it owns needs a lock; the loop is not `Sendable` and must stay
 /// on one thread. Callbacks may watch, unwatch, schedule and cancel freely.
+///
+/// Back-pressure: while output is held back (`holdBackOutput()`), read watches
+/// of class `.jobOutput` are neither polled nor dispatched, so a job writing
+/// faster than oprun's output is read blocks in its own `write`; every other
+/// watch and every timer is served as usual.
 public final class EventLoop {
+  /// Which read watches holding back output pauses.
+  public enum ReadClass: Sendable {
+    /// Always served: the signal self-pipe, pidfds, control sockets.
+    case control
+    /// A job's output pipe: paused while output is held back.
+    case jobOutput
+  }
+
   private struct Watch {
     /// Distinguishes a watch from an earlier one on the same (reused) descriptor.
     var generation: UInt64
-    var onReadable: () -> Void
+    var readClass: ReadClass
+    var callback: () -> Void
   }
 
-  private var watches: [Int32: Watch] = [:]
+  private var readWatches: [Int32: Watch] = [:]
+  private var writeWatches: [Int32: Watch] = [:]
   private var nextGeneration: UInt64 = 0
-  /// Invariant: when `pollSetIsCurrent`, `pollSet[i]` watches the descriptor of
-  /// `watches` whose generation is `pollGenerations[i]`, one entry per watch.
+  /// Invariant: `holdCount` is the number of `holdBackOutput()` calls not yet released.
+  private var holdCount = 0
+  /// Invariant: when `pollSetIsCurrent`, `pollSet[i]` polls the watch whose generation is
+  /// `pollGenerations[i]` (in `writeWatches` when `POLLOUT` is asked, else `readWatches`),
+  /// one entry per watch served now: a held-back watch has none.
   private var pollSet: [pollfd] = []
   private var pollGenerations: [UInt64] = []
   private var pollSetIsCurrent = true
@@ -33,21 +51,55 @@ public final class EventLoop {
   public func now() -> Double { MonotonicClock.now() }
 
   /// Calls `onReadable` each time `fd` is readable (or at end of file, hang-up
-  /// or error) until `unwatch(fd:)`. Watching a descriptor again replaces its
-  /// callback. The loop never closes the descriptor.
-  public func watch(fd: Int32, onReadable: @escaping () -> Void) {
-    nextGeneration += 1
-    watches[fd] = Watch(generation: nextGeneration, onReadable: onReadable)
-    pollSetIsCurrent = false
+  /// or error) until `unwatch(fd:)`; a `.jobOutput` watch not while output is
+  /// held back. Watching a descriptor again replaces its callback. The loop
+  /// never closes the descriptor.
+  public func watch(fd: Int32, _ readClass: ReadClass = .control, onReadable: @escaping () -> Void) {
+    readWatches[fd] = makeWatch(readClass, onReadable)
   }
 
-  /// Stops watching `fd`; call it before closing the descriptor.
+  /// Stops watching `fd` for reading; call it before closing the descriptor.
   public func unwatch(fd: Int32) {
-    if watches.removeValue(forKey: fd) != nil { pollSetIsCurrent = false }
+    if readWatches.removeValue(forKey: fd) != nil { pollSetIsCurrent = false }
   }
 
-  /// Whether `fd` is being watched.
-  public func isWatching(fd: Int32) -> Bool { watches[fd] != nil }
+  /// Whether `fd` is being watched for reading.
+  public func isWatching(fd: Int32) -> Bool { readWatches[fd] != nil }
+
+  /// Calls `onWritable` each time `fd` can be written (or has an error or hang-up)
+  /// until `unwatchWritable(fd:)`; never held back. Independent of a read watch
+  /// on the same descriptor. The loop never closes the descriptor.
+  public func watchWritable(fd: Int32, onWritable: @escaping () -> Void) {
+    writeWatches[fd] = makeWatch(.control, onWritable)
+  }
+
+  /// Stops watching `fd` for writing; call it before closing the descriptor.
+  public func unwatchWritable(fd: Int32) {
+    if writeWatches.removeValue(forKey: fd) != nil { pollSetIsCurrent = false }
+  }
+
+  /// Pauses every `.jobOutput` read watch until as many `releaseOutput()` calls
+  /// as there were holds: each congested output holds once.
+  public func holdBackOutput() {
+    holdCount += 1
+    if holdCount == 1 { pollSetIsCurrent = false }
+  }
+
+  /// Releases one `holdBackOutput()`.
+  public func releaseOutput() {
+    precondition(holdCount > 0, "releaseOutput without holdBackOutput")
+    holdCount -= 1
+    if holdCount == 0 { pollSetIsCurrent = false }
+  }
+
+  /// Whether `.jobOutput` read watches are paused now.
+  public var isHoldingBackOutput: Bool { holdCount > 0 }
+
+  private func makeWatch(_ readClass: ReadClass, _ callback: @escaping () -> Void) -> Watch {
+    nextGeneration += 1
+    pollSetIsCurrent = false
+    return Watch(generation: nextGeneration, readClass: readClass, callback: callback)
+  }
 
   /// Runs `action` once, `seconds` from now (on the monotonic clock).
   @discardableResult
@@ -63,11 +115,12 @@ public final class EventLoop {
   /// Dispatches events until `done()` holds, checking it before each wait.
   ///
   /// Returns true when `done()` held, false when nothing was left that could
-  /// ever change it (no watched descriptor, no timer) — rather than waiting forever.
+  /// ever change it (no descriptor served, no timer) — rather than waiting forever.
   @discardableResult
   public func run(until done: () -> Bool) -> Bool {
     while !done() {
-      guard !watches.isEmpty || !timers.isEmpty else { return false }
+      rebuildPollSetIfNeeded()
+      guard !pollSet.isEmpty || !timers.isEmpty else { return false }
       waitAndDispatch()
     }
     return true
@@ -75,7 +128,6 @@ public final class EventLoop {
 
   /// One turn: wait for a descriptor or the next timer, then run what is due.
   private func waitAndDispatch() {
-    rebuildPollSetIfNeeded()
     let timeout = pollTimeout()
     let readyCount = pollSet.withUnsafeMutableBufferPointer { set in
       poll(set.baseAddress, nfds_t(set.count), timeout)
@@ -84,18 +136,26 @@ public final class EventLoop {
       precondition(errno == EINTR || errno == EAGAIN, "poll: \(errorMessage(errno))")
     }
     fireDueTimers()
-    if readyCount > 0 { dispatchReadable() }
+    if readyCount > 0 { dispatchReady() }
   }
 
   private func rebuildPollSetIfNeeded() {
     guard !pollSetIsCurrent else { return }
     pollSet.removeAll(keepingCapacity: true)
     pollGenerations.removeAll(keepingCapacity: true)
-    for (fd, watch) in watches {
+    for (fd, watch) in readWatches where !isHeldBack(watch) {
       pollSet.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0))
       pollGenerations.append(watch.generation)
     }
+    for (fd, watch) in writeWatches {
+      pollSet.append(pollfd(fd: fd, events: Int16(POLLOUT), revents: 0))
+      pollGenerations.append(watch.generation)
+    }
     pollSetIsCurrent = true
+  }
+
+  private func isHeldBack(_ watch: Watch) -> Bool {
+    watch.readClass == .jobOutput && holdCount > 0
   }
 
   /// Milliseconds until the next timer, rounded up so a wake-up is never early; -1 for none.
@@ -111,20 +171,23 @@ public final class EventLoop {
 
   /// Runs the callbacks of the descriptors poll found ready. The set is read
   /// first because callbacks change the watches; a watch replaced or removed
-  /// meanwhile (its generation differs) is skipped.
-  private func dispatchReadable() {
-    var ready: [(fd: Int32, generation: UInt64, invalid: Bool)] = []
+  /// meanwhile (its generation differs), or held back meanwhile, is skipped.
+  private func dispatchReady() {
+    var ready: [(fd: Int32, generation: UInt64, writable: Bool, invalid: Bool)] = []
     for (index, entry) in pollSet.enumerated() where entry.revents != 0 {
-      ready.append((entry.fd, pollGenerations[index], entry.revents & Int16(POLLNVAL) != 0))
+      let writable = entry.events == Int16(POLLOUT)
+      ready.append((entry.fd, pollGenerations[index], writable, entry.revents & Int16(POLLNVAL) != 0))
     }
-    for (fd, generation, invalid) in ready {
-      guard let watch = watches[fd], watch.generation == generation else { continue }
+    for (fd, generation, writable, invalid) in ready {
+      guard let watch = writable ? writeWatches[fd] : readWatches[fd], watch.generation == generation,
+        !isHeldBack(watch)
+      else { continue }
       if invalid {
         // Closed without unwatch: dropping it keeps the loop from spinning on it.
-        unwatch(fd: fd)
+        if writable { unwatchWritable(fd: fd) } else { unwatch(fd: fd) }
         continue
       }
-      watch.onReadable()
+      watch.callback()
     }
   }
 }

@@ -30,9 +30,11 @@ final class OutputReader {
     if !isClosed { close(fd) }
   }
 
-  /// Reads what the pipe holds (a bounded amount per turn); true at end of file.
+  /// Reads what the pipe holds (a bounded amount per turn, and no more once the
+  /// loop holds output back); true at end of file.
   func readAvailable(using loop: EventLoop) -> Bool {
     for _ in 0..<Self.readsPerTurn {
+      guard !loop.isHoldingBackOutput else { return false }
       switch readOnce(using: loop, limit: EventLoop.readSize) {
       case .data: continue
       case .wouldBlock: return false

@@ -32,7 +32,7 @@ final class ProcessWatch {
   func start() {
     loop.watch(fd: process.pidfd) { [self] in pidfdReadable() }
     for reader in readers {
-      loop.watch(fd: reader.fd) { [self, reader] in readable(reader) }
+      loop.watch(fd: reader.fd, .jobOutput) { [self, reader] in readable(reader) }
     }
   }
 

@@ -12,6 +12,8 @@ public final class EventStreamWriter: RunObserver {
   private let sink: OutputSink
   /// Reused between lines so that writing an event allocates nothing once warm.
   private var line = JSONObjectWriter()
+  /// `run-finished` is the last line: a warning about a sink that failed later is not written.
+  private var isFinished = false
 
   public init(graph: JobGraph, sink: OutputSink) {
     self.graph = graph
@@ -19,7 +21,8 @@ public final class EventStreamWriter: RunObserver {
   }
 
   public func observe(_ event: RunEvent) {
-    guard let name = Self.name(of: event.kind) else { return }
+    guard !isFinished, let name = Self.name(of: event.kind) else { return }
+    if case .runFinished = event.kind { isFinished = true }
     line.reset()
     line.field("t", event.time)
     line.field("event", name)

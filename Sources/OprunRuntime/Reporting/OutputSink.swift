@@ -4,38 +4,110 @@
 
 /// A buffered writer over a file descriptor, for reporters.
 ///
-/// Bytes collect in a user-space buffer and reach the descriptor in as few `write(2)` calls
-/// as possible: when the buffer fills, on ``flush()``, and, in line-buffered mode, whenever
-/// a write contains a newline. Interrupted and partial writes are resumed. A reader that has
-/// gone away (`EPIPE`; oprun ignores SIGPIPE) or any other write error marks the sink
-/// broken: from then on output is dropped, so a closed pipe never stops or stalls the run.
+/// Bytes collect in a user-space queue and reach the descriptor in as few `write(2)` calls
+/// as possible: when the queue fills, on ``flush()``, and, in line-buffered mode, whenever
+/// a write contains a newline. Interrupted and partial writes are resumed.
+///
+/// A sink made with an event loop never blocks it (``Mode``): what the descriptor does not
+/// take now stays queued and is written when the loop finds it writable. While more than the
+/// high-water mark waits the sink is congested and holds the loop's job output back
+/// (``EventLoop/holdBackOutput()``) until less than the low-water mark waits: jobs writing
+/// faster than oprun's reader then block in their own writes, and nothing is dropped. A sink
+/// made without a loop blocks as long as the descriptor does (messages outside a run).
+///
+/// A reader that has gone away (`EPIPE`; oprun ignores SIGPIPE) or any other write error
+/// breaks the sink: what it holds and everything later is dropped, so a closed pipe never
+/// stops or stalls the run. A sink on a loop tells `onFailure` once, on a later turn of the
+/// loop, never from inside a write.
 ///
 /// Not thread-safe: a sink belongs to the thread that drives the run's observers.
 public final class OutputSink {
-  /// The descriptor written to; the sink never closes it.
+  /// 1 MiB: sixteen of the loop's 64 KiB reads, so a burst from many jobs at once passes
+  /// without pausing any of them, while a run whose reader stops keeps about that much in
+  /// memory (plus one read, and what exiting jobs leave in their pipes).
+  public static let defaultHighWaterMark = 1 << 20
+  /// 256 KiB: far enough under the high mark that jobs are not paused and resumed on every
+  /// write, with enough still queued to keep the reader busy while the jobs start again.
+  public static let defaultLowWaterMark = 256 << 10
+
+  /// The descriptor written to (or reopened, see ``Mode``); the sink never closes it.
   public let fileDescriptor: Int32
   /// Whether every write that contains a newline is flushed at once.
   public let isLineBuffered: Bool
+  /// How bytes reach the descriptor.
+  public let mode: Mode
   /// The `errno` of the write that broke the sink, or nil while it works.
   public private(set) var failure: Int32?
+  /// Whether the sink holds the loop's job output back now.
+  public private(set) var isCongested = false
 
-  /// Invariant: `buffer.count < capacity` between calls.
-  private var buffer: [UInt8]
+  /// What is written to: `fileDescriptor` when blocking, else a descriptor the sink owns.
+  let target: Int32
+  /// Bytes accepted and not written yet are `queue[queueStart...]`; empty once broken.
+  /// Invariant: in blocking mode, fewer than `capacity` between calls.
+  private var queue: [UInt8] = []
+  private var queueStart = 0
   private let capacity: Int
+  private let waterMarks: (high: Int, low: Int)
+  private weak var loop: EventLoop?
+  private let onFailure: ((Int32) -> Void)?
+  /// Invariant: a writable watch on `target` is set exactly while this holds.
+  private var isWaitingForWritable = false
+  /// Set from a failure until `onFailure` has run.
+  private var isReportingFailure = false
 
-  /// A sink over `fileDescriptor`; `capacity` bytes are buffered before a write is forced.
-  public init(fileDescriptor: Int32, lineBuffered: Bool = false, capacity: Int = 16 * 1024) {
+  /// A blocking sink over `fileDescriptor`; `capacity` bytes are queued before a write is forced.
+  public convenience init(fileDescriptor: Int32, lineBuffered: Bool = false, capacity: Int = 16 * 1024) {
+    self.init(
+      fileDescriptor, lineBuffered, capacity, loop: nil, writing: (.blocking, fileDescriptor),
+      waterMarks: (Int.max, Int.max), onFailure: nil)
+  }
+
+  /// A sink that writes `fileDescriptor` without blocking `loop`, where its kind allows
+  /// (``Mode/choose(for:)``), and holds the loop's job output back while more than
+  /// `highWaterMark` bytes wait, until less than `lowWaterMark` do.
+  public convenience init(
+    fileDescriptor: Int32, lineBuffered: Bool = false, capacity: Int = 16 * 1024, loop: EventLoop,
+    highWaterMark: Int = defaultHighWaterMark, lowWaterMark: Int = defaultLowWaterMark,
+    onFailure: @escaping (Int32) -> Void = { _ in }
+  ) {
+    precondition(lowWaterMark <= highWaterMark, "the low-water mark is above the high one")
+    self.init(
+      fileDescriptor, lineBuffered, capacity, loop: loop, writing: Mode.choose(for: fileDescriptor),
+      waterMarks: (highWaterMark, lowWaterMark), onFailure: onFailure)
+  }
+
+  private init(
+    _ fileDescriptor: Int32, _ lineBuffered: Bool, _ capacity: Int, loop: EventLoop?,
+    writing: (mode: Mode, target: Int32), waterMarks: (high: Int, low: Int), onFailure: ((Int32) -> Void)?
+  ) {
     self.fileDescriptor = fileDescriptor
     self.isLineBuffered = lineBuffered
     self.capacity = max(capacity, 1)
-    self.buffer = []
-    buffer.reserveCapacity(self.capacity)
+    self.loop = loop
+    self.mode = writing.mode
+    self.target = writing.target
+    self.waterMarks = waterMarks
+    self.onFailure = onFailure
+    queue.reserveCapacity(self.capacity)
   }
 
-  deinit { flush() }
+  deinit {
+    // A last try: all of it when blocking, what fits now otherwise.
+    if queuedByteCount > 0 { _ = queue[queueStart...].withUnsafeBytes { put($0) } }
+    stopWaitingForWritable()
+    if isCongested { loop?.releaseOutput() }
+    if mode != .blocking { close(target) }
+  }
 
   /// Whether output is being dropped because the descriptor can no longer be written.
   public var isBroken: Bool { failure != nil }
+
+  /// Bytes accepted and not yet written.
+  public var queuedByteCount: Int { queue.count - queueStart }
+
+  /// Whether everything accepted was written, or dropped and the failure reported.
+  public var isDrained: Bool { queuedByteCount == 0 && !isReportingFailure }
 
   /// Appends the UTF-8 bytes of `text`.
   public func write(_ text: String) {
@@ -51,65 +123,96 @@ public final class OutputSink {
   /// Appends `bytes`; the memory is not retained.
   public func write(_ bytes: UnsafeRawBufferPointer) {
     guard !isBroken, !bytes.isEmpty else { return }
-    if buffer.count + bytes.count >= capacity {
+    if queuedByteCount + bytes.count >= capacity {
       flush()
-      if bytes.count >= capacity {
-        writeToDescriptor(bytes)
+      guard !isBroken else { return }
+      if bytes.count >= capacity, queuedByteCount == 0 {
+        // Nothing waits before it: written from where it is, only the rest is copied.
+        let result = put(bytes)
+        if result.error == nil { enqueue(UnsafeRawBufferPointer(rebasing: bytes[result.written...])) }
+        settle(result)
         return
       }
     }
-    buffer.append(contentsOf: bytes)
-    if isLineBuffered, bytes.contains(UInt8(ascii: "\n")) { flush() }
+    enqueue(bytes)
+    if isLineBuffered, bytes.contains(UInt8(ascii: "\n")) { flush() } else { updateCongestion() }
   }
 
-  /// Writes everything buffered to the descriptor.
+  /// Writes what is queued, as far as the descriptor takes it now (all of it, for a
+  /// blocking sink); the rest follows when the descriptor is writable.
   public func flush() {
-    guard !buffer.isEmpty else { return }
-    buffer.withUnsafeBytes { writeToDescriptor($0) }
-    buffer.removeAll(keepingCapacity: true)
+    // While waiting, the loop says when a write can succeed.
+    if !isWaitingForWritable { writeQueued() }
   }
 
-  /// Writes all of `bytes`, resuming after `EINTR`, partial writes and `EAGAIN`.
-  private func writeToDescriptor(_ bytes: UnsafeRawBufferPointer) {
-    guard var next = bytes.baseAddress else { return }
-    var remaining = bytes.count
-    while remaining > 0, !isBroken {
-      let written = Glibc.write(fileDescriptor, next, remaining)
-      if written > 0 {
-        next += written
-        remaining -= written
-      } else if written == 0 {
-        failure = EIO
-      } else {
-        handleWriteError(errno)
-      }
+  private func writeQueued() {
+    guard queuedByteCount > 0, !isBroken else { return }
+    let result = queue[queueStart...].withUnsafeBytes { put($0) }
+    queueStart += result.written
+    settle(result)
+  }
+
+  private func enqueue(_ bytes: UnsafeRawBufferPointer) {
+    guard !bytes.isEmpty else { return }
+    if queueStart > 0, queueStart >= queue.count / 2 {
+      queue.removeSubrange(..<queueStart)
+      queueStart = 0
+    }
+    queue.append(contentsOf: bytes)
+  }
+
+  /// After a write: fail, or wait for the descriptor if bytes are left, and update congestion.
+  private func settle(_ result: PutResult) {
+    if let error = result.error {
+      fail(error)
+    } else if queuedByteCount == 0 {
+      queue.removeAll(keepingCapacity: true)
+      queueStart = 0
+      stopWaitingForWritable()
+    } else {
+      waitForWritable()
+    }
+    updateCongestion()
+  }
+
+  private func updateCongestion() {
+    if !isCongested, queuedByteCount >= waterMarks.high {
+      isCongested = true
+      loop?.holdBackOutput()
+    } else if isCongested, queuedByteCount < waterMarks.low {
+      isCongested = false
+      loop?.releaseOutput()
     }
   }
 
-  private func handleWriteError(_ code: Int32) {
-    switch code {
-    case EINTR: return
-    case EAGAIN, EWOULDBLOCK: waitUntilWritable()
-    default: failure = code
-    }
+  private func waitForWritable() {
+    guard !isWaitingForWritable, let loop else { return }
+    isWaitingForWritable = true
+    loop.watchWritable(fd: target) { [weak self] in self?.becameWritable() }
   }
 
-  /// A non-blocking descriptor (a terminal shared with another program) is waited on,
-  /// as a blocking one would be.
-  private func waitUntilWritable() {
-    var request = pollfd(fd: fileDescriptor, events: Int16(POLLOUT), revents: 0)
-    if poll(&request, 1, -1) < 0, errno != EINTR { failure = errno }
-  }
-}
-
-extension OutputSink {
-  /// A sink over standard output.
-  public static func standardOutput(lineBuffered: Bool = false) -> OutputSink {
-    OutputSink(fileDescriptor: STDOUT_FILENO, lineBuffered: lineBuffered)
+  private func stopWaitingForWritable() {
+    guard isWaitingForWritable else { return }
+    isWaitingForWritable = false
+    loop?.unwatchWritable(fd: target)
   }
 
-  /// A sink over standard error.
-  public static func standardError(lineBuffered: Bool = true) -> OutputSink {
-    OutputSink(fileDescriptor: STDERR_FILENO, lineBuffered: lineBuffered)
+  private func becameWritable() {
+    writeQueued()
+  }
+
+  private func fail(_ code: Int32) {
+    failure = code
+    queue = []
+    queueStart = 0
+    stopWaitingForWritable()
+    guard let loop, onFailure != nil else { return }
+    isReportingFailure = true
+    loop.schedule(after: 0) { [weak self] in self?.reportFailure() }
+  }
+
+  private func reportFailure() {
+    isReportingFailure = false
+    if let failure { onFailure?(failure) }
   }
 }

@@ -8,6 +8,10 @@ public enum RunCommand: Sendable, Equatable {
   /// by `endingSignal` once everything is reaped. A second one, of any kind, kills every
   /// process of the run at once and no completion runs any more (SPEC §3.4).
   case cancelRun(reason: CancelReason, endingSignal: Int32)
+  /// Standard output's reader has gone, which is what SIGPIPE means to a Unix filter: the
+  /// run is cancelled as by SIGTERM and ends by SIGPIPE — unless it is being cancelled
+  /// already, which this does not escalate (SPEC §2).
+  case outputClosed
   /// Suspends every queue, or resumes them all when every one is suspended (SIGUSR1).
   case toggleSuspension
   /// Stops everything the run has running, as Ctrl-Z stops a shell's job.

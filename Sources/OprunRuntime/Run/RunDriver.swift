@@ -1,3 +1,4 @@
+import Glibc
 import OprunCore
 
 /// Drives one run, whatever runs its jobs: the one place a run advances.
@@ -152,6 +153,8 @@ public final class RunDriver {
     switch command {
     case .cancelRun(let reason, let signal):
       cancelRun(reason: reason, endingSignal: signal)
+    case .outputClosed:
+      if endingSignal == nil { cancelRun(reason: .terminate, endingSignal: SIGPIPE) }
     case .toggleSuspension:
       let suspend = !graph.queues.indices.allSatisfy(engine.isSuspended)
       for queue in graph.queues.indices { engine.setSuspended(queue, suspend) }

@@ -3,7 +3,7 @@ import OprunCore
 
 /// One local run from its first event to its last: sinks and reporters observing the
 /// driver, the local backend on one event loop, signals trapped and turned into commands,
-/// and the ending reported.
+/// and the ending reported and drained to a reader however slow.
 final class RunSession {
   let graph: JobGraph
   let configuration: RunConfiguration
@@ -15,36 +15,39 @@ final class RunSession {
   }
 
   func run() -> Int32 {
+    let output = OutputFlow(loop: loop)
+    let eventsToStandardOutput = configuration.eventsPath == "-"
+    let humanFD: Int32 = eventsToStandardOutput ? 2 : 1
+    let humanOut = output.sink(fileDescriptor: humanFD, lineBuffered: Terminal.isTerminal(humanFD))
+    let humanErr = output.sink(fileDescriptor: STDERR_FILENO, lineBuffered: true)
+    var observers: [any RunObserver] = [
+      HumanReporter(graph: graph, options: humanOptions(humanFD: humanFD), out: humanOut, err: humanErr)
+    ]
+    if let path = configuration.eventsPath {
+      guard let sink = openSink(path, standardOutput: eventsToStandardOutput, output) else {
+        return failToOpen(path)
+      }
+      observers.append(EventStreamWriter(graph: graph, sink: sink))
+    }
+    if let path = configuration.tracePath {
+      guard let sink = openSink(path, standardOutput: false, output) else { return failToOpen(path) }
+      observers.append(TraceWriter(graph: graph, sink: sink))
+    }
+
     let backend = LocalBackend(
       loop: loop, framing: configuration.outputMode == .raw ? .chunks : .lines,
       environment: JobEnvironment(inherited: JobEnvironment.inherited()))
     let driver = RunDriver(
       graph: graph, failurePolicy: configuration.failurePolicy ?? graph.manifest.onFailure,
       grace: configuration.grace, backend: backend, clock: loop)
-    var sinks: [OutputSink] = []
-    let eventsToStandardOutput = configuration.eventsPath == "-"
-    let humanFD: Int32 = eventsToStandardOutput ? 2 : 1
-    let humanOut = OutputSink(fileDescriptor: humanFD, lineBuffered: Terminal.isTerminal(humanFD))
-    let humanErr = OutputSink.standardError()
-    sinks += [humanOut, humanErr]
-    driver.addObserver(
-      HumanReporter(graph: graph, options: humanOptions(humanFD: humanFD), out: humanOut, err: humanErr))
-    if let path = configuration.eventsPath {
-      guard let sink = openSink(path, standardOutput: eventsToStandardOutput) else {
-        return failToOpen(path, humanErr)
-      }
-      sinks.append(sink)
-      driver.addObserver(EventStreamWriter(graph: graph, sink: sink))
-    }
-    if let path = configuration.tracePath {
-      guard let sink = openSink(path, standardOutput: false) else { return failToOpen(path, humanErr) }
-      sinks.append(sink)
-      driver.addObserver(TraceWriter(graph: graph, sink: sink))
-    }
+    for observer in observers { driver.addObserver(observer) }
+    output.onReaderClosed = { driver.apply(.outputClosed) }
+    output.onWarning = { driver.warn($0) }
 
     var trap: SignalTrap?
     do {
       trap = try SignalTrap(loop: loop) { signal in
+        guard !output.takesSignalWhileDraining(signal) else { return }
         Self.handle(signal, driver: driver, stoppingSelf: { trap?.stopSelf() })
       }
     } catch {
@@ -54,8 +57,8 @@ final class RunSession {
     driver.start(run: RunID.make())
     loop.run { driver.isFinished }
     let status = driver.finish()
-    for sink in sinks { sink.flush() }
-    if let signal = driver.endingSignal, let trap {
+    output.drain()
+    if let signal = driver.endingSignal ?? output.endingSignal, let trap {
       trap.restoreDefaultsAndRaise(signal)
     }
     trap?.uninstall()
@@ -95,15 +98,14 @@ final class RunSession {
       githubActions: githubActions)
   }
 
-  private func openSink(_ path: String, standardOutput: Bool) -> OutputSink? {
-    if standardOutput { return OutputSink(fileDescriptor: 1, lineBuffered: true) }
+  private func openSink(_ path: String, standardOutput: Bool, _ output: OutputFlow) -> OutputSink? {
+    if standardOutput { return output.sink(fileDescriptor: STDOUT_FILENO, lineBuffered: true) }
     let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    return fd < 0 ? nil : OutputSink(fileDescriptor: fd, lineBuffered: true)
+    return fd < 0 ? nil : output.sink(fileDescriptor: fd, path: path, lineBuffered: true)
   }
 
-  private func failToOpen(_ path: String, _ err: OutputSink) -> Int32 {
-    err.write("oprun: error: cannot write '\(path)': \(String(cString: strerror(errno)))\n")
-    err.flush()
+  private func failToOpen(_ path: String) -> Int32 {
+    LocalRun.writeAll(2, "oprun: error: cannot write '\(path)': \(String(cString: strerror(errno)))\n")
     return ExitStatus.usage
   }
 }

@@ -51,9 +51,11 @@ final class OprunProcess: @unchecked Sendable {
   let stdoutPath: String
   let stderrPath: String
 
-  /// Starts `executable` (oprun unless told) with `arguments` in `folder`.
+  /// Starts `executable` (oprun unless told) with `arguments` in `folder`; its standard output
+  /// goes to `standardOutput` when given.
   init(
-    _ arguments: [String], in folder: Scratch, environment: [String: String] = [:], executable: String = oprunBinary
+    _ arguments: [String], in folder: Scratch, environment: [String: String] = [:], executable: String = oprunBinary,
+    standardOutput: FileHandle? = nil
   ) throws {
     stdoutPath = folder.path("oprun.stdout")
     stderrPath = folder.path("oprun.stderr")
@@ -68,7 +70,7 @@ final class OprunProcess: @unchecked Sendable {
     for (key, value) in environment { env[key] = value }
     process.environment = env
     process.standardInput = FileHandle.nullDevice
-    process.standardOutput = FileHandle(forWritingAtPath: stdoutPath)
+    process.standardOutput = standardOutput ?? FileHandle(forWritingAtPath: stdoutPath)
     process.standardError = FileHandle(forWritingAtPath: stderrPath)
     try process.run()
   }

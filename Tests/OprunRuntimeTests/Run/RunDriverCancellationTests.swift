@@ -295,3 +295,29 @@ import Testing
     #expect(run.driver.finish() == 128 + SIGINT)
   }
 }
+
+/// SPEC §2: "a closed standard output is what SIGPIPE means to a Unix filter: the run is
+/// cancelled as by SIGTERM and oprun ends by SIGPIPE."
+@Suite struct RunDriverOutputClosedTests {
+  @Test func closedStandardOutputCancelsTheRunAsSIGTERMAndEndsItBySIGPIPE() {
+    let run = DriverHarness("jobs: {a: {command: build}, b: {command: test, dependencies: [a]}}")
+    run.backend.scripts["build"] = FakeCommand(duration: 100)
+    run.start()
+    run.driver.apply(.outputClosed)
+    #expect(run.events.lines(of: "a").contains("a cancelled terminate"))
+    #expect(run.runToEnd() == 128 + SIGPIPE)
+    #expect(run.backend.signalLines.first == "build terminate@0.0")
+    #expect(run.events.lines(of: "b").last == "b ready>finished cancelled")
+  }
+
+  @Test func closedStandardOutputAfterACtrlCKillsNothingMore() {
+    let run = DriverHarness("jobs: {a: {command: build}}", grace: 5)
+    run.backend.scripts["build"] = FakeCommand(duration: 100, onSignal: .exits(after: 2, .exited(0)))
+    run.start()
+    run.driver.apply(.cancelRun(reason: .interrupt, endingSignal: SIGINT))
+    run.driver.apply(.outputClosed)
+    #expect(run.backend.broadcasts.isEmpty)
+    #expect(run.runToEnd() == 128 + SIGINT)
+    #expect(run.events.time(of: "a executing>finished cancelled") == 2)
+  }
+}
