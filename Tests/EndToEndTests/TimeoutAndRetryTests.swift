@@ -27,15 +27,17 @@ import Testing
     let folder = try Scratch()
     // The job says `ready` once its trap is set, and the test waits for that, then for the
     // trap's own file. The trap must still beat the timeout: oprun's timer starts at the
-    // spawn, and nothing outside oprun can hold it back.
+    // spawn, and nothing outside oprun can hold it back. Both files are written by the shell
+    // itself, not by a `touch` it would have to start, so that the trap's file is there
+    // well before the grace ends.
     try folder.manifest(
       """
       jobs:
         stubborn:
-          command: trap 'touch got-term' TERM; touch ready; while :; do sleep 0.05; done
+          command: trap 'echo > got-term' TERM; echo > ready; while :; do sleep 0.05; done
           timeout: 300ms
       """)
-    let oprun = try OprunProcess(runArguments(["--grace", "0.2"]), in: folder)
+    let oprun = try OprunProcess(runArguments(["--grace", "0.5"]), in: folder)
     try folder.waitUntilExists("ready")
     try folder.waitUntilExists("got-term")
     let run = oprun.wait()
