@@ -22,4 +22,8 @@ public enum RunCommand: Sendable, Equatable {
   case timeout(JobID, attempt: Int)
   /// The grace period of a cancelled attempt is over: what is left of its commands is killed.
   case graceOver([CommandHandle])
+  /// A request of the control channel (SPEC §8), answered through `reply`.
+  case control(ControlRequest, reply: ControlReply)
+  /// A peer the control channel refused (another user); nothing of its request was read.
+  case controlRefused(peerUID: UInt32, peerPID: Int32)
 }

@@ -33,7 +33,7 @@ extension Termination {
   var shellStatus: Int32 {
     switch self {
     case .exited(let code): code
-    case .signalled(let signal): 128 + signal
+    case .signalled(let signal): ExitStatus.signalled(signal)
     }
   }
 }

@@ -166,6 +166,10 @@ public final class RunDriver {
       if attempts[job]?.attempt == attempt { engine.timedOut(job) }
     case .graceOver(let handles):
       for handle in handles { backend.signal(handle, .kill) }
+    case .control(_, let reply):
+      reply.send(.refused("not implemented yet"))
+    case .controlRefused:
+      break
     }
   }
 
