@@ -67,6 +67,17 @@ public struct JSONObjectWriter: Sendable {
     bytes.append(UInt8(ascii: "]"))
   }
 
+  /// An array of strings.
+  public mutating func field(_ key: StaticString, _ values: [String]) {
+    appendKey(key)
+    bytes.append(UInt8(ascii: "["))
+    for (index, value) in values.enumerated() {
+      if index > 0 { bytes.append(UInt8(ascii: ",")) }
+      JSONText.appendString(value, to: &bytes)
+    }
+    bytes.append(UInt8(ascii: "]"))
+  }
+
   /// A nested object whose members are written by `body`.
   public mutating func field(_ key: StaticString, object body: (inout JSONObjectWriter) -> Void) {
     appendKey(key)

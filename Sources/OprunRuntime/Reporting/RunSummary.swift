@@ -83,7 +83,8 @@ public struct RunSummary: Sendable, Equatable {
     case .runFinished(let exitCode, _):
       wallTime = event.time
       self.exitCode = exitCode
-    case .queueState, .limit, .priority, .completionStarted, .completion, .warning:
+    case .queueState, .limit, .priority, .completionStarted, .completion, .warning, .control, .controlRefused, .paused,
+      .continued:
       break
     }
   }
