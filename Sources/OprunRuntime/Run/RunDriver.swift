@@ -36,6 +36,11 @@ public final class RunDriver {
   public internal(set) var endingSignal: Int32?
   /// A second cancelling command killed everything: no completion starts any more.
   var killedEverything = false
+  /// `run-finished` has been announced: nothing more is published, control requests are refused.
+  var hasAnnouncedEnd = false
+  /// Every job's id by its name, for control requests; built at the first one.
+  lazy var jobsByName: [String: JobID] = Dictionary(
+    graph.jobs.map { ($0.name, $0.id) }, uniquingKeysWith: { first, _ in first })
 
   /// Steps not yet taken, in order, from `nextStep` on.
   private var steps: [Step] = []
@@ -94,6 +99,7 @@ public final class RunDriver {
     backend.endRun(grace: grace)
     let status = endingSignal.map(ExitStatus.signalled) ?? engine.exitStatus()
     take(.announce(.runFinished(exitCode: status, counts: engine.counts)))
+    hasAnnouncedEnd = true
     return status
   }
 
@@ -159,17 +165,19 @@ public final class RunDriver {
       let suspend = !graph.queues.indices.allSatisfy(engine.isSuspended)
       for queue in graph.queues.indices { engine.setSuspended(queue, suspend) }
     case .stopJobs:
-      backend.signalEverything(.stop)
+      // A job the user paused stays out of it: continuing everything must not continue it.
+      backend.signalEverything(.stop, sparing: pausedHandles)
     case .continueJobs:
       backend.signalEverything(.continue)
     case .timeout(let job, let attempt):
-      if attempts[job]?.attempt == attempt { engine.timedOut(job) }
+      // A paused attempt's clock is stopped: a timer that fired anyway is set again on continue.
+      if attempts[job]?.attempt == attempt, attempts[job]?.pause == nil { engine.timedOut(job) }
     case .graceOver(let handles):
       for handle in handles { backend.signal(handle, .kill) }
-    case .control(_, let reply):
-      reply.send(.refused("not implemented yet"))
-    case .controlRefused:
-      break
+    case .control(let request, let reply):
+      control(request, reply: reply)
+    case .controlRefused(let peerUID, let peerPID):
+      if !hasAnnouncedEnd { publish(.controlRefused(peerUID: peerUID, peerPID: peerPID)) }
     }
   }
 
@@ -218,8 +226,17 @@ struct RunningAttempt {
   /// The first command that did not succeed decides; `.exited(0)` while all did.
   var termination: Termination = .exited(0)
   var timeoutTimer: TimerID?
+  /// When the time limit falls due, on the clock, while its timer is set.
+  var timeoutDeadline: Double?
   /// The signals sent for cancellations, each once; the first one set the kill's time.
   var signalsSent: [JobSignal] = []
+  /// Set while the attempt is paused (`oprun ctl pause`); its timer is not set meanwhile.
+  var pause: Pause?
+
+  struct Pause {
+    /// Seconds the time limit had left when the attempt was paused; nil without a limit.
+    var timeLeft: Double?
+  }
 }
 
 /// The engine's observer: hands its events to the driver, which adds the runtime's part.

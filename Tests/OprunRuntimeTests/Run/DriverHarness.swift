@@ -102,7 +102,8 @@ final class RecordedEvents: RunObserver {
     all.first { self.line(for: $0.kind) == line }?.time
   }
 
-  private func line(for kind: RunEvent.Kind) -> String? {
+  /// One event as ``lines`` shows it; nil for those it leaves out.
+  func line(for kind: RunEvent.Kind) -> String? {
     switch kind {
     case .transition(let transition):
       let outcome = transition.outcome.map { " \($0.rawValue)" } ?? ""
