@@ -4,11 +4,11 @@ import OprunCore
 extension RunDriver {
   /// Checks `request`, announces it by its `control` event, answers it, then carries it
   /// out: the event and the answer come before every transition the request causes, and a
-  /// refused request changes nothing. After `run-finished` nothing more is published: a
-  /// late request is only answered.
+  /// refused request changes nothing. Before `run-started` and after `run-finished`
+  /// nothing is published: a request then is only answered, refused.
   func control(_ request: ControlRequest, reply: ControlReply) {
-    guard !hasAnnouncedEnd else {
-      reply.send(.refused("the run has finished"))
+    guard let identity, !hasAnnouncedEnd else {
+      reply.send(.refused(hasAnnouncedEnd ? "the run has finished" : "the run has not started yet"))
       return
     }
     let checked = action(for: request)
@@ -22,7 +22,7 @@ extension RunDriver {
     case .failure(let refusal):
       reply.send(.refused(refusal.message))
     case .success(let action):
-      reply.send(ControlAnswer(ok: true, data: action == .status ? statusMembers() : []))
+      reply.send(ControlAnswer(ok: true, data: action == .status ? statusMembers(of: identity) : []))
       carryOut(action)
     }
   }
@@ -54,8 +54,4 @@ extension RunDriver {
     }
   }
 
-  /// The members of `status`'s answer.
-  func statusMembers() -> [UInt8] {
-    []
-  }
 }

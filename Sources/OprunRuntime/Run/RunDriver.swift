@@ -36,6 +36,8 @@ public final class RunDriver {
   public internal(set) var endingSignal: Int32?
   /// A second cancelling command killed everything: no completion starts any more.
   var killedEverything = false
+  /// Which run this is; set when it begins.
+  public internal(set) var identity: RunIdentity?
   /// `run-finished` has been announced: nothing more is published, control requests are refused.
   var hasAnnouncedEnd = false
   /// Every job's id by its name, for control requests; built at the first one.
@@ -70,8 +72,14 @@ public final class RunDriver {
 
   /// Begins the run: announces it as `run` (with its control socket, if any) and starts
   /// every job that can start.
-  public func start(run: String, control: String? = nil) {
+  public func start(run: RunIdentity, control: String? = nil) {
     take(.begin(run: run, control: control))
+  }
+
+  /// Begins a run known only by its id (tests): the manifest's path as the graph has it,
+  /// started at Unix time 0, by this process.
+  public func start(run: String, control: String? = nil) {
+    start(run: RunIdentity(id: run, manifestPath: graph.manifest.path, started: 0, pid: getpid()), control: control)
   }
 
   /// Changes the run: the one door for signals, timers and control requests.
@@ -140,7 +148,8 @@ public final class RunDriver {
   private func perform(_ step: Step) {
     switch step {
     case .begin(let run, let control):
-      publish(.runStarted(queues: graph.queues, jobs: graph.jobs.count, run: run, control: control))
+      identity = run
+      publish(.runStarted(queues: graph.queues, jobs: graph.jobs.count, run: run.id, control: control))
       engine.start()
     case .command(let command):
       perform(command)
@@ -204,7 +213,7 @@ public final class RunDriver {
 
   /// A unit of the driver's work, taken in order.
   enum Step {
-    case begin(run: String, control: String?)
+    case begin(run: RunIdentity, control: String?)
     case command(RunCommand)
     case report(BackendReport)
     /// A reaction: the engine cancelled `job` (or timed it out) while `attempt` ran.
