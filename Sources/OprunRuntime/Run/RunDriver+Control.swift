@@ -53,5 +53,4 @@ extension RunDriver {
       for job in jobs { continuePaused(job) }
     }
   }
-
 }
