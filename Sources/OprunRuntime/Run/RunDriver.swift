@@ -186,7 +186,8 @@ public final class RunDriver {
     case .control(let request, let reply):
       control(request, reply: reply)
     case .controlRefused(let peerUID, let peerPID):
-      if !hasAnnouncedEnd { publish(.controlRefused(peerUID: peerUID, peerPID: peerPID)) }
+      // Only between run-started and run-finished, which stay the first and last events.
+      if identity != nil, !hasAnnouncedEnd { publish(.controlRefused(peerUID: peerUID, peerPID: peerPID)) }
     }
   }
 

@@ -113,10 +113,11 @@ import Testing
     #expect(elapsed < .seconds(1), "status of \(count) jobs took \(elapsed)")
   }
 
-  @Test func requestBeforeTheRunStartsIsAnsweredWithoutAnEvent() {
+  @Test func requestOrRefusedPeerBeforeTheRunStartsMakesNoEvent() {
     let run = DriverHarness("jobs: {a: {command: build}}")
     let exchange = run.control("status")
     #expect(!exchange.ok && exchange.error == "the run has not started yet")
+    run.driver.apply(.controlRefused(peerUID: 1001, peerPID: 9))
     #expect(run.events.all.isEmpty)
     run.start()
     #expect(run.events.lines.first == "run-started")
