@@ -108,6 +108,36 @@ import Testing
       ])
   }
 
+  /// SPEC §2 and §8: `control` {`command`, `args`, `ok`, `peer_uid`, `peer_pid`}, with the
+  /// `error` of a refused request; `control-refused` {`peer_uid`, `peer_pid`}; `paused` and
+  /// `continued` {`job`}.
+  @Test func controlRequestsRefusedPeersAndPausesAreEvents() throws {
+    let lines = stream([
+      RunEvent(
+        time: 1, .control(command: "cancel", args: ["fetch"], ok: true, peerUID: 1000, peerPID: 4242, error: nil)),
+      RunEvent(
+        time: 2,
+        .control(
+          command: "pause", args: ["biuld", "x\"y"], ok: false, peerUID: 0, peerPID: 7,
+          error: "unknown job 'biuld' (did you mean 'build \"main\"'?)")),
+      RunEvent(time: 3, .controlRefused(peerUID: 1001, peerPID: 99)),
+      RunEvent(time: 4, .paused(job: 1)),
+      RunEvent(time: 5, .continued(job: 1)),
+    ])
+    #expect(
+      lines == [
+        #"{"t":1,"event":"control","command":"cancel","args":["fetch"],"ok":true,"peer_uid":1000,"peer_pid":4242}"#,
+        #"{"t":2,"event":"control","command":"pause","args":["biuld","x\"y"],"ok":false,"peer_uid":0,"peer_pid":7,"error":"unknown job 'biuld' (did you mean 'build \"main\"'?)"}"#,
+        #"{"t":3,"event":"control-refused","peer_uid":1001,"peer_pid":99}"#,
+        #"{"t":4,"event":"paused","job":"build \"main\""}"#,
+        #"{"t":5,"event":"continued","job":"build \"main\""}"#,
+      ])
+    let refused = try object(lines[1])
+    #expect(refused["args"] as? [String] == ["biuld", "x\"y"])
+    #expect(refused["ok"] as? Bool == false)
+    #expect(try object(lines[0])["error"] == nil)
+  }
+
   @Test func completionsReportTheirExitCodeOrSignal() {
     let lines = stream([
       RunEvent(time: 1, .completionStarted(job: 0, pid: 77)),

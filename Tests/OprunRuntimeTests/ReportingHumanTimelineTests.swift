@@ -123,6 +123,39 @@ import Testing
       ])
   }
 
+  /// SPEC §8: each control request taken has a line (`status` and `watch` only when
+  /// verbose: they change nothing); so do a pause and a continue.
+  @Test func controlRequestsPausesAndContinuesHaveTheirOwnLines() {
+    let events = [
+      RunEvent(time: 1, .control(command: "cancel", args: ["build"], ok: true, peerUID: 1000, peerPID: 5, error: nil)),
+      RunEvent(
+        time: 2,
+        .control(
+          command: "pause", args: ["tset"], ok: false, peerUID: 1000, peerPID: 6,
+          error: "unknown job 'tset' (did you mean 'test'?)")),
+      RunEvent(time: 3, .control(command: "status", args: [], ok: true, peerUID: 1000, peerPID: 7, error: nil)),
+      RunEvent(time: 4, .paused(job: 2)),
+      RunEvent(time: 5, .continued(job: 2)),
+    ]
+    #expect(
+      report(events).out == [
+        "  1.000s  control     cancel build  ok",
+        "  2.000s  control     pause tset  refused: unknown job 'tset' (did you mean 'test'?)",
+        "  4.000s  paused      deploy",
+        "  5.000s  continued   deploy",
+      ])
+    #expect(report(events, options: HumanOptions(verbosity: .verbose)).out[2] == "  3.000s  control     status  ok")
+    #expect(report(events, options: HumanOptions(verbosity: .quiet)).out.isEmpty)
+  }
+
+  /// SPEC §8: "A refused peer's request is not read and makes no `control` event; the
+  /// refusal is a `control-refused` event and one line on standard error."
+  @Test func aRefusedPeerIsOneLineOnTheErrorSink() {
+    let (out, err) = report([RunEvent(time: 1, .controlRefused(peerUID: 1001, peerPID: 4242))])
+    #expect(out.isEmpty)
+    #expect(err == ["oprun: warning: control: refused a request from uid 1001 (pid 4242): not this run's user"])
+  }
+
   @Test func quietShowsOnlyFailuresAndTheSummary() {
     var events = lifecycle(0, start: 0, end: 1, pid: 1)
     events += lifecycle(1, start: 1, end: 1.5, pid: 2, outcome: .failed, termination: .exited(1))

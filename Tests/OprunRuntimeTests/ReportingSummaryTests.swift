@@ -94,6 +94,45 @@ import Testing
     #expect(out.lines == ["── summary: 6 jobs · 1 succeeded · 1.25s wall · exit 0"])
   }
 
+  /// SPEC §8: the summary tells the jobs `oprun ctl` cancelled from the others.
+  @Test func cancelledJobsSayHowManyWereCancelledByControl() {
+    var events = lifecycle(0, start: 0, end: 1, pid: 1)
+    events += [
+      transition(1, .ready, .executing, pids: [2], at: 0),
+      RunEvent(time: 0.5, .cancelled(job: 1, reason: .control)),
+      transition(1, .executing, .finished, outcome: .cancelled, termination: .signalled(15), duration: 0.6, at: 0.6),
+      RunEvent(time: 0.7, .cancelled(job: 2, reason: .interrupt)),
+      transition(2, .ready, .finished, outcome: .cancelled, duration: 0, at: 0.7),
+      RunEvent(time: 0.8, .cancelled(job: 3, reason: .control)),
+      transition(3, .ready, .finished, outcome: .cancelled, duration: 0, at: 0.8),
+      RunEvent(time: 0.8, .cancelled(job: 4, reason: .dependencyFailed)),
+      transition(4, .ready, .finished, outcome: .skipped, duration: 0, at: 0.8),
+      runFinished(exitCode: 130, at: 1.5),
+    ]
+    let summary = RunSummary(jobCount: 6, events: events)
+    #expect(summary.cancelledByControl == 2)
+    let out = CapturedOutput()
+    HumanReporter(graph: graph, options: HumanOptions(verbosity: .quiet), out: out.sink, err: CapturedOutput().sink)
+      .observe(events)
+    #expect(
+      out.lines == [
+        "── summary: 6 jobs · 1 succeeded · 3 cancelled (2 by control) · 1 skipped · 1.50s wall · exit 130"
+      ])
+  }
+
+  @Test func cancelledJobsNoneOfWhichByControlKeepTheirPlainCount() {
+    let events = [
+      RunEvent(time: 0.7, .cancelled(job: 2, reason: .interrupt)),
+      transition(2, .ready, .finished, outcome: .cancelled, duration: 0, at: 0.7),
+      runFinished(exitCode: 130, at: 1),
+    ]
+    let out = CapturedOutput()
+    HumanReporter(graph: graph, options: HumanOptions(verbosity: .quiet), out: out.sink, err: CapturedOutput().sink)
+      .observe(events)
+    #expect(out.lines == ["── summary: 6 jobs · 1 cancelled · 1.00s wall · exit 130"])
+    #expect(RunSummary(jobCount: 6, events: events).cancelledByControl == 0)
+  }
+
   @Test func theCountsLineIsColouredWhenAsked() {
     let out = CapturedOutput()
     HumanReporter(graph: graph, options: HumanOptions(color: true), out: out.sink, err: CapturedOutput().sink)

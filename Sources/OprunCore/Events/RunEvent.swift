@@ -137,6 +137,15 @@ public struct RunEvent: Sendable {
     case limit(queue: QueueID, maxConcurrent: Int)
     /// A job's queue priority changed while it waited.
     case priority(job: JobID, priority: Priority)
+    /// A request of the control channel (`oprun ctl`), as the run took it: before anything
+    /// it causes. `args` as given; `error` says why it was refused, nil when `ok`.
+    case control(command: String, args: [String], ok: Bool, peerUID: UInt32, peerPID: Int32, error: String?)
+    /// A peer of another user was refused by the control channel; nothing of its request was read.
+    case controlRefused(peerUID: UInt32, peerPID: Int32)
+    /// An executing job's processes were stopped (`oprun ctl pause`); it keeps its slot.
+    case paused(job: JobID)
+    /// A paused job's processes were continued.
+    case continued(job: JobID)
     /// Output a job's command wrote: whole lines, or a last partial line when the pipe closed.
     case output(job: JobID, stream: OutputStream, text: [UInt8])
     /// A job's completion command started (`pid`) and, later, ended.

@@ -1,10 +1,10 @@
 /// "Did you mean …?": the closest known name to a misspelt one.
-enum Suggestion {
+public enum Suggestion {
   /// The candidate closest to `word` by edit distance (ignoring case, a transposition costs
   /// one), if it is close enough to be a plausible typo: one edit per three characters,
   /// rounded to nearest, so a one-letter name only matches a change of case. Ties go to the
   /// earlier candidate.
-  static func closest(to word: String, among candidates: some Sequence<String>) -> String? {
+  public static func closest(to word: String, among candidates: some Sequence<String>) -> String? {
     let target = Array(word.lowercased().unicodeScalars)
     let limit = (target.count + 1) / 3
     var best: (name: String, distance: Int)?
@@ -18,7 +18,7 @@ enum Suggestion {
   }
 
   /// `" (did you mean 'name'?)"`: how every misspelt name is answered, to follow the message.
-  static func didYouMean(_ name: String) -> String {
+  public static func didYouMean(_ name: String) -> String {
     " (did you mean '\(name)'?)"
   }
 

@@ -21,22 +21,27 @@ extension QueueEngine {
   /// `queuePriority` of a job that has not started: it moves to the end of its new band,
   /// as Foundation re-queues it. Emits `priority` when it changes anything.
   public func setPriority(_ job: JobID, _ priority: Priority) -> PriorityResult {
+    let result = priorityChange(of: job)
+    guard result == .changed else { return result }
+    bands[job] = priority
+    sequences[job] = nextSequence
+    nextSequence += 1
+    emit(.priority(job: job, priority: priority))
+    // The old heap entry, if any, now carries a stale sequence and is skipped when it surfaces.
+    if phase[job] == .ready {
+      stopWaitingForConsole(job)
+      enqueue(job)
+    }
+    return .changed
+  }
+
+  /// What ``setPriority(_:_:)`` would do to `job` now, without doing it: `changed` while it
+  /// waits (pending or ready), else why it would not.
+  public func priorityChange(of job: JobID) -> PriorityResult {
     switch phase[job] {
-    case .finished:
-      return .finished
-    case .launching, .executing:
-      return .started
-    case .pending, .ready:
-      bands[job] = priority
-      sequences[job] = nextSequence
-      nextSequence += 1
-      emit(.priority(job: job, priority: priority))
-      // The old heap entry, if any, now carries a stale sequence and is skipped when it surfaces.
-      if phase[job] == .ready {
-        stopWaitingForConsole(job)
-        enqueue(job)
-      }
-      return .changed
+    case .finished: .finished
+    case .launching, .executing: .started
+    case .pending, .ready: .changed
     }
   }
 }

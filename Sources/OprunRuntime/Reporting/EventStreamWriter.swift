@@ -5,7 +5,8 @@ import OprunCore
 ///
 /// Every object starts with `t` (seconds since the run started) and `event`, then the
 /// event's fields in a fixed order. Beyond the required events it writes
-/// `completion-started` {`job`, `pid`} and `warning` {`message`}. Job output is not
+/// `completion-started` {`job`, `pid`} and `warning` {`message`}; a refused `control`
+/// request has its `error`. Job output is not
 /// written: the stream describes the run, and output can be large and binary.
 public final class EventStreamWriter: RunObserver {
   public let graph: JobGraph
@@ -41,6 +42,10 @@ public final class EventStreamWriter: RunObserver {
     case .queueState: "queue"
     case .limit: "limit"
     case .priority: "priority"
+    case .control: "control"
+    case .controlRefused: "control-refused"
+    case .paused: "paused"
+    case .continued: "continued"
     case .output: nil
     case .completionStarted: "completion-started"
     case .completion: "completion"
@@ -72,6 +77,18 @@ public final class EventStreamWriter: RunObserver {
     case .priority(let job, let priority):
       object.field("job", jobName(job))
       object.field("priority", priority.word)
+    case .control(let command, let args, let ok, let peerUID, let peerPID, let error):
+      object.field("command", command)
+      object.field("args", args)
+      object.field("ok", ok)
+      object.field("peer_uid", Int(peerUID))
+      object.field("peer_pid", Int(peerPID))
+      if let error { object.field("error", error) }
+    case .controlRefused(let peerUID, let peerPID):
+      object.field("peer_uid", Int(peerUID))
+      object.field("peer_pid", Int(peerPID))
+    case .paused(let job), .continued(let job):
+      object.field("job", jobName(job))
     case .completionStarted(let job, let pid):
       object.field("job", jobName(job))
       object.field("pid", Int(pid))

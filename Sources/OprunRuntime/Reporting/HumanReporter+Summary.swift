@@ -33,13 +33,16 @@ extension HumanReporter {
     out.write(style.paint("── ", .bold) + "slowest: " + entries.joined(separator: " · ") + "\n")
   }
 
-  /// `── summary: 12 jobs · 10 succeeded · 1 failed · 1 skipped · 3.42s wall · exit 1`
+  /// `── summary: 12 jobs · 10 succeeded · 1 failed · 1 skipped · 3.42s wall · exit 1`; the
+  /// cancelled ones say how many `oprun ctl` cancelled: `2 cancelled (1 by control)`.
   func countsLine() -> String {
     var parts = [counted(summary.jobCount, "job")]
     for outcome in Self.summaryOrder {
       let count = summary.counts[outcome] ?? 0
       guard count > 0 else { continue }
-      parts.append(style.paint("\(count) " + Self.word(for: outcome), TerminalStyle.colour(of: outcome)))
+      var text = "\(count) " + Self.word(for: outcome)
+      if outcome == .cancelled, summary.cancelledByControl > 0 { text += " (\(summary.cancelledByControl) by control)" }
+      parts.append(style.paint(text, TerminalStyle.colour(of: outcome)))
     }
     if let wallTime = summary.wallTime { parts.append(TimeText.duration(wallTime) + " wall") }
     if let exitCode = summary.exitCode { parts.append("exit \(exitCode)") }

@@ -46,6 +46,14 @@ public final class HumanReporter: RunObserver {
       showLine(at: event.time, "limit", queueName(queue), "max-concurrent \(maxConcurrent)")
     case .priority(let job, let priority):
       showLine(at: event.time, "priority", jobName(job), priority.word)
+    case .control(let command, let args, let ok, _, _, let error):
+      showControl(at: event.time, command: command, args: args, ok: ok, error: error)
+    case .controlRefused(let peerUID, let peerPID):
+      showWarning("control: refused a request from uid \(peerUID) (pid \(peerPID)): not this run's user")
+    case .paused(let job):
+      showLine(at: event.time, "paused", jobName(job))
+    case .continued(let job):
+      showLine(at: event.time, "continued", jobName(job))
     case .output(let job, _, let text):
       showOutput(text, of: job)
     case .completionStarted(let job, let pid):
@@ -96,6 +104,15 @@ public final class HumanReporter: RunObserver {
     parts.append("run " + run)
     if let control { parts.append("control " + control) }
     showLine(at: time, "started", graph.manifest.name, parts.joined(separator: " · "), from: .verbose)
+  }
+
+  /// `control   cancel build  ok`, or `refused: …`; requests that change nothing (`status`,
+  /// `watch`) only when verbose, so that a script polling the run does not fill the timeline.
+  private func showControl(at time: Double, command: String, args: [String], ok: Bool, error: String?) {
+    let changesNothing = ok && (command == "status" || command == "watch")
+    let request = ([command] + args).joined(separator: " ")
+    let detail = ok ? "ok" : timeline.style.paint("refused: " + (error ?? "unknown reason"), .yellow)
+    showLine(at: time, "control", request, detail, from: changesNothing ? .verbose : .normal)
   }
 
   private func showWarning(_ message: String) {

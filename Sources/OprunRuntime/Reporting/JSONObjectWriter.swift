@@ -20,6 +20,10 @@ public struct JSONObjectWriter: Sendable {
     isEmpty = true
   }
 
+  /// The members written so far, without the braces: what an answer of the control channel
+  /// carries (``ControlAnswer/data``). Valid until ``close(newline:)``.
+  public var members: [UInt8] { Array(bytes.dropFirst()) }
+
   /// Ends the object, and with `newline`, the line it is on.
   public mutating func close(newline: Bool = false) {
     bytes.append(UInt8(ascii: "}"))
@@ -30,6 +34,12 @@ public struct JSONObjectWriter: Sendable {
   public mutating func field(_ key: StaticString, _ value: String) {
     appendKey(key)
     JSONText.appendString(value, to: &bytes)
+  }
+
+  /// A string or, for nil, `null`.
+  public mutating func field(_ key: StaticString, _ value: String?) {
+    appendKey(key)
+    if let value { JSONText.appendString(value, to: &bytes) } else { bytes.append(contentsOf: "null".utf8) }
   }
 
   /// An integer member.
@@ -67,6 +77,17 @@ public struct JSONObjectWriter: Sendable {
     bytes.append(UInt8(ascii: "]"))
   }
 
+  /// An array of strings.
+  public mutating func field(_ key: StaticString, _ values: [String]) {
+    appendKey(key)
+    bytes.append(UInt8(ascii: "["))
+    for (index, value) in values.enumerated() {
+      if index > 0 { bytes.append(UInt8(ascii: ",")) }
+      JSONText.appendString(value, to: &bytes)
+    }
+    bytes.append(UInt8(ascii: "]"))
+  }
+
   /// A nested object whose members are written by `body`.
   public mutating func field(_ key: StaticString, object body: (inout JSONObjectWriter) -> Void) {
     appendKey(key)
@@ -74,6 +95,32 @@ public struct JSONObjectWriter: Sendable {
     body(&nested)
     nested.close()
     bytes.append(contentsOf: nested.bytes)
+  }
+
+  /// An array of objects, one per item, each written by `body` straight into this object's
+  /// storage: a list of ten thousand costs no more than its bytes.
+  public mutating func field<Items: Sequence>(
+    _ key: StaticString, objects items: Items, _ body: (Items.Element, inout JSONObjectWriter) -> Void
+  ) {
+    appendKey(key)
+    bytes.append(UInt8(ascii: "["))
+    var isFirst = true
+    for item in items {
+      if !isFirst { bytes.append(UInt8(ascii: ",")) }
+      isFirst = false
+      var element = JSONObjectWriter(continuing: &bytes)
+      body(item, &element)
+      element.close()
+      swap(&bytes, &element.bytes)
+    }
+    bytes.append(UInt8(ascii: "]"))
+  }
+
+  /// An object that continues `storage`, which it takes until it is swapped back.
+  private init(continuing storage: inout [UInt8]) {
+    bytes = []
+    swap(&bytes, &storage)
+    bytes.append(UInt8(ascii: "{"))
   }
 
   /// A member whose key is data (a queue's name, an outcome).

@@ -59,6 +59,11 @@ public struct RunSummary: Sendable, Equatable {
     for event in events { record(event) }
   }
 
+  /// The jobs that finished cancelled because `oprun ctl` cancelled them (SPEC §8).
+  public var cancelledByControl: Int {
+    results.count { $0.outcome == .cancelled && $0.cancelReason == .control }
+  }
+
   /// The failed and timed-out jobs, in the order they finished.
   public var failures: [JobResult] { results.filter(\.isFailure) }
 
@@ -83,7 +88,8 @@ public struct RunSummary: Sendable, Equatable {
     case .runFinished(let exitCode, _):
       wallTime = event.time
       self.exitCode = exitCode
-    case .queueState, .limit, .priority, .completionStarted, .completion, .warning:
+    case .queueState, .limit, .priority, .completionStarted, .completion, .warning, .control, .controlRefused, .paused,
+      .continued:
       break
     }
   }

@@ -47,7 +47,7 @@ public final class TraceWriter: RunObserver {
     case .runFinished:
       closeEverything(at: time)
       writeFile()
-    case .limit, .priority, .output, .warning:
+    case .limit, .priority, .output, .warning, .control, .controlRefused, .paused, .continued:
       break
     }
   }

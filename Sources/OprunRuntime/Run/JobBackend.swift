@@ -21,8 +21,10 @@ public protocol JobBackend: AnyObject {
   func signal(_ handle: CommandHandle, _ signal: JobSignal)
 
   /// Sends `signal` to everything the run has started and is still running: commands,
-  /// completions, and what they left behind.
-  func signalEverything(_ signal: JobSignal)
+  /// completions, and what they left behind — but the commands in `spared` (and their
+  /// groups). ``JobSignal/continue`` continues only what the last ``JobSignal/stop`` of
+  /// everything stopped.
+  func signalEverything(_ signal: JobSignal, sparing spared: [CommandHandle])
 
   /// The run is over: whatever the jobs left running gets the terminating signal, then a
   /// kill once `grace` seconds have passed. Returns when nothing is left.
@@ -83,6 +85,13 @@ public struct StartFailure: Error, Sendable, CustomStringConvertible {
 
   public init(_ description: String) {
     self.description = description
+  }
+}
+
+extension JobBackend {
+  /// Sends `signal` to everything the run has started and is still running.
+  public func signalEverything(_ signal: JobSignal) {
+    signalEverything(signal, sparing: [])
   }
 }
 

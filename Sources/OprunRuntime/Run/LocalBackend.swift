@@ -49,16 +49,18 @@ final class LocalBackend: JobBackend {
     signalGroup(handle.id, signal.number)
   }
 
-  func signalEverything(_ signal: JobSignal) {
+  func signalEverything(_ signal: JobSignal, sparing spared: [CommandHandle]) {
+    let sparedGroups = Set(spared.lazy.filter { self.groupSerials[$0.id] == $0.serial }.map(\.id))
+    let groups = ownChildGroups().subtracting(sparedGroups)
     switch signal {
     case .stop:
-      stoppedGroups = Array(ownChildGroups())
+      stoppedGroups = Array(groups)
       for group in stoppedGroups { signalGroup(group, SIGSTOP) }
     case .continue:
       for group in stoppedGroups { signalGroup(group, SIGCONT) }
       stoppedGroups = []
     case .interrupt, .terminate, .kill:
-      for group in ownChildGroups() { signalGroup(group, signal.number) }
+      for group in groups { signalGroup(group, signal.number) }
     }
   }
 

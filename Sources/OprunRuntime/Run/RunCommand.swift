@@ -14,9 +14,10 @@ public enum RunCommand: Sendable, Equatable {
   case outputClosed
   /// Suspends every queue, or resumes them all when every one is suspended (SIGUSR1).
   case toggleSuspension
-  /// Stops everything the run has running, as Ctrl-Z stops a shell's job.
+  /// Stops everything the run has running, as Ctrl-Z stops a shell's job (a job paused by
+  /// `oprun ctl pause` is left as it is).
   case stopJobs
-  /// Continues what ``stopJobs`` stopped.
+  /// Continues what ``stopJobs`` stopped (not a job paused by `oprun ctl pause`).
   case continueJobs
   /// The attempt's time limit has passed.
   case timeout(JobID, attempt: Int)

@@ -23,17 +23,23 @@ extension RunDriver {
         failures.append(failure)
       }
     }
-    if let timeout = job.timeout, attempt.remaining > 0 {
-      attempt.timeoutTimer = clock.schedule(after: timeout) { [unowned self] in
-        apply(.timeout(launch.job, attempt: launch.attempt))
-      }
-    }
     attempts[launch.job] = attempt
+    if let timeout = job.timeout, attempt.remaining > 0 {
+      scheduleTimeout(of: launch.job, attempt: launch.attempt, after: timeout)
+    }
     engine.didStart(launch.job)
     for failure in failures {
       publish(.output(job: launch.job, stream: .stderr, text: Array("oprun: \(failure)\n".utf8)))
     }
     if attempt.remaining == 0 { endAttempt(of: launch.job) }
+  }
+
+  /// Sets the executing attempt's time limit to fall due `seconds` from now.
+  func scheduleTimeout(of job: JobID, attempt number: Int, after seconds: Double) {
+    attempts[job]?.timeoutDeadline = clock.now() + seconds
+    attempts[job]?.timeoutTimer = clock.schedule(after: seconds) { [unowned self] in
+      apply(.timeout(job, attempt: number))
+    }
   }
 
   func receive(_ report: BackendReport) {

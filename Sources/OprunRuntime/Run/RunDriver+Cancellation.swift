@@ -27,8 +27,12 @@ extension RunDriver {
   /// over — even if they exit first, whatever they left behind goes too. A later
   /// cancellation with another signal (Ctrl-C after a timeout) sends that one as well; the
   /// kill stays due when the first grace period ends.
+  ///
+  /// A paused job is continued first (a `continued` event), so that it can act on the signal.
   func signalCancelled(_ job: JobID, reason: CancelReason, attempt number: Int) {
-    guard let index = attempts.index(forKey: job), attempts.values[index].attempt == number else { return }
+    guard attempts[job]?.attempt == number else { return }
+    continuePaused(job)
+    guard let index = attempts.index(forKey: job) else { return }
     let signal: JobSignal = reason == .interrupt ? .interrupt : .terminate
     let sent = attempts.values[index].signalsSent
     guard !sent.contains(signal) else { return }

@@ -36,6 +36,13 @@ public final class RunDriver {
   public internal(set) var endingSignal: Int32?
   /// A second cancelling command killed everything: no completion starts any more.
   var killedEverything = false
+  /// Which run this is; set when it begins.
+  public internal(set) var identity: RunIdentity?
+  /// `run-finished` has been announced: nothing more is published, control requests are refused.
+  var hasAnnouncedEnd = false
+  /// Every job's id by its name, for control requests; built at the first one.
+  lazy var jobsByName: [String: JobID] = Dictionary(
+    graph.jobs.map { ($0.name, $0.id) }, uniquingKeysWith: { first, _ in first })
 
   /// Steps not yet taken, in order, from `nextStep` on.
   private var steps: [Step] = []
@@ -65,8 +72,14 @@ public final class RunDriver {
 
   /// Begins the run: announces it as `run` (with its control socket, if any) and starts
   /// every job that can start.
-  public func start(run: String, control: String? = nil) {
+  public func start(run: RunIdentity, control: String? = nil) {
     take(.begin(run: run, control: control))
+  }
+
+  /// Begins a run known only by its id (tests): the manifest's path as the graph has it,
+  /// started at Unix time 0, by this process.
+  public func start(run: String, control: String? = nil) {
+    start(run: RunIdentity(id: run, manifestPath: graph.manifest.path, started: 0, pid: getpid()), control: control)
   }
 
   /// Changes the run: the one door for signals, timers and control requests.
@@ -94,6 +107,7 @@ public final class RunDriver {
     backend.endRun(grace: grace)
     let status = endingSignal.map(ExitStatus.signalled) ?? engine.exitStatus()
     take(.announce(.runFinished(exitCode: status, counts: engine.counts)))
+    hasAnnouncedEnd = true
     return status
   }
 
@@ -134,7 +148,8 @@ public final class RunDriver {
   private func perform(_ step: Step) {
     switch step {
     case .begin(let run, let control):
-      publish(.runStarted(queues: graph.queues, jobs: graph.jobs.count, run: run, control: control))
+      identity = run
+      publish(.runStarted(queues: graph.queues, jobs: graph.jobs.count, run: run.id, control: control))
       engine.start()
     case .command(let command):
       perform(command)
@@ -159,17 +174,20 @@ public final class RunDriver {
       let suspend = !graph.queues.indices.allSatisfy(engine.isSuspended)
       for queue in graph.queues.indices { engine.setSuspended(queue, suspend) }
     case .stopJobs:
-      backend.signalEverything(.stop)
+      // A job the user paused stays out of it: continuing everything must not continue it.
+      backend.signalEverything(.stop, sparing: pausedHandles)
     case .continueJobs:
       backend.signalEverything(.continue)
     case .timeout(let job, let attempt):
-      if attempts[job]?.attempt == attempt { engine.timedOut(job) }
+      // A paused attempt's clock is stopped: a timer that fired anyway is set again on continue.
+      if attempts[job]?.attempt == attempt, attempts[job]?.pause == nil { engine.timedOut(job) }
     case .graceOver(let handles):
       for handle in handles { backend.signal(handle, .kill) }
-    case .control(_, let reply):
-      reply.send(.refused("not implemented yet"))
-    case .controlRefused:
-      break
+    case .control(let request, let reply):
+      control(request, reply: reply)
+    case .controlRefused(let peerUID, let peerPID):
+      // Only between run-started and run-finished, which stay the first and last events.
+      if identity != nil, !hasAnnouncedEnd { publish(.controlRefused(peerUID: peerUID, peerPID: peerPID)) }
     }
   }
 
@@ -196,7 +214,7 @@ public final class RunDriver {
 
   /// A unit of the driver's work, taken in order.
   enum Step {
-    case begin(run: String, control: String?)
+    case begin(run: RunIdentity, control: String?)
     case command(RunCommand)
     case report(BackendReport)
     /// A reaction: the engine cancelled `job` (or timed it out) while `attempt` ran.
@@ -218,8 +236,17 @@ struct RunningAttempt {
   /// The first command that did not succeed decides; `.exited(0)` while all did.
   var termination: Termination = .exited(0)
   var timeoutTimer: TimerID?
+  /// When the time limit falls due, on the clock, while its timer is set.
+  var timeoutDeadline: Double?
   /// The signals sent for cancellations, each once; the first one set the kill's time.
   var signalsSent: [JobSignal] = []
+  /// Set while the attempt is paused (`oprun ctl pause`); its timer is not set meanwhile.
+  var pause: Pause?
+
+  struct Pause {
+    /// Seconds the time limit had left when the attempt was paused; nil without a limit.
+    var timeLeft: Double?
+  }
 }
 
 /// The engine's observer: hands its events to the driver, which adds the runtime's part.

@@ -54,7 +54,7 @@ final class RunSession {
       driver.warn("cannot trap signals: \(error)")
     }
 
-    driver.start(run: RunID.make())
+    driver.start(run: .starting(id: RunID.make(), manifestPath: configuration.manifestPath))
     loop.run { driver.isFinished }
     let status = driver.finish()
     output.drain()

@@ -75,7 +75,8 @@ final class RecordedEvents: RunObserver {
   }
 
   /// `a pending>ready`, `a ready>executing`, `a executing>finished failed`, `a cancelled interrupt`,
-  /// `a completion-started`, `a completion exited 0`, `a output hello`, `queue main suspended`.
+  /// `a completion-started`, `a completion exited 0`, `a output hello`, `queue main suspended`,
+  /// `queue main limit 2`, `a priority high`, `control cancel a ok`, `a paused`, `a continued`.
   var lines: [String] {
     all.compactMap { line(for: $0.kind) }
   }
@@ -101,7 +102,8 @@ final class RecordedEvents: RunObserver {
     all.first { self.line(for: $0.kind) == line }?.time
   }
 
-  private func line(for kind: RunEvent.Kind) -> String? {
+  /// One event as ``lines`` shows it; nil for those it leaves out.
+  func line(for kind: RunEvent.Kind) -> String? {
     switch kind {
     case .transition(let transition):
       let outcome = transition.outcome.map { " \($0.rawValue)" } ?? ""
@@ -122,8 +124,18 @@ final class RecordedEvents: RunObserver {
       return "run-finished \(exitCode)"
     case .warning(let message):
       return "warning \(message)"
-    case .limit, .priority:
-      return nil
+    case .limit(let queue, let maxConcurrent):
+      return "queue \(graph.queues[queue].name) limit \(maxConcurrent)"
+    case .priority(let job, let priority):
+      return "\(name(job)) priority \(priority.word)"
+    case .control(let command, let args, let ok, _, _, _):
+      return "control \(([command] + args).joined(separator: " ")) \(ok ? "ok" : "refused")"
+    case .controlRefused(let uid, let pid):
+      return "control-refused uid \(uid) pid \(pid)"
+    case .paused(let job):
+      return "\(name(job)) paused"
+    case .continued(let job):
+      return "\(name(job)) continued"
     }
   }
 

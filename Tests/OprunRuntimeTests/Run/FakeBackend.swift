@@ -30,6 +30,12 @@ struct FakeCommand {
 /// ``ManualClock``, and every start and signal is recorded. Reports are made only from the
 /// clock's timers, never from inside `start` or `signal`, as a real backend's come from its
 /// event loop.
+///
+/// Stop and continue are modelled as SIGSTOP and SIGCONT are: a stopped command does not
+/// exit until it is continued (only a kill ends it meanwhile), its exit comes as much later
+/// as it was stopped, and SIGINT or SIGTERM sent while it is stopped waits until it is
+/// continued. Stopping everything stops what runs, but those it is told to spare, and
+/// continuing everything continues only what stopping everything stopped.
 final class FakeBackend: JobBackend {
   var reportHandler: ((BackendReport) -> Void)?
   let clock: ManualClock
@@ -57,10 +63,18 @@ final class FakeBackend: JobBackend {
     /// A process left behind in the group, alive until killed.
     var leftoverAlive = false
     var exitTimer: TimerID?
+    /// When it exits, and how, unless stopped or signalled meanwhile.
+    var exit: (time: Double, termination: Termination)?
+    /// While stopped: the seconds it had left to run when it was stopped.
+    var stoppedWithTimeLeft: Double?
+    /// SIGINT or SIGTERM sent while it was stopped, acted on when it is continued.
+    var pendingSignals: [JobSignal] = []
   }
 
   private var processes: [CommandHandle: Process] = [:]
   private var nextSerial: UInt64 = 0
+  /// What the last stop of everything stopped, for the next continue of everything.
+  private var stoppedByBroadcast: [CommandHandle] = []
 
   init(clock: ManualClock) {
     self.clock = clock
@@ -79,9 +93,7 @@ final class FakeBackend: JobBackend {
           for line in script.output { reportHandler?(.output(work.work, .stdout, Array((line + "\n").utf8))) }
         }
       }
-      processes[handle]?.exitTimer = clock.schedule(after: script.duration) { [unowned self] in
-        exit(handle, script.termination)
-      }
+      exitSoon(handle, script.termination, after: script.duration)
       return .success(handle)
     }
   }
@@ -92,9 +104,20 @@ final class FakeBackend: JobBackend {
     deliver(signal, to: handle)
   }
 
-  func signalEverything(_ signal: JobSignal) {
+  func signalEverything(_ signal: JobSignal, sparing spared: [CommandHandle]) {
     broadcasts.append((signal, clock.now()))
-    for handle in processes.keys.sorted(by: { $0.serial < $1.serial }) { deliver(signal, to: handle) }
+    let everything = processes.keys.sorted(by: { $0.serial < $1.serial })
+    switch signal {
+    case .stop:
+      // As a process group is: one stopped already is stopped again, and continued with the rest.
+      stoppedByBroadcast = everything.filter { !spared.contains($0) && processes[$0]?.isRunning == true }
+      for handle in stoppedByBroadcast { deliver(.stop, to: handle) }
+    case .continue:
+      for handle in stoppedByBroadcast { deliver(.continue, to: handle) }
+      stoppedByBroadcast = []
+    case .interrupt, .terminate, .kill:
+      for handle in everything where !spared.contains(handle) { deliver(signal, to: handle) }
+    }
   }
 
   func endRun(grace: Double) {
@@ -119,6 +142,12 @@ final class FakeBackend: JobBackend {
   /// Commands running now, by text, in start order.
   var running: [String] {
     processes.filter(\.value.isRunning).sorted { $0.key.serial < $1.key.serial }.map(\.value.command)
+  }
+
+  /// Commands stopped now, by text, in start order.
+  var stopped: [String] {
+    processes.filter { $0.value.stoppedWithTimeLeft != nil }.sorted { $0.key.serial < $1.key.serial }
+      .map(\.value.command)
   }
 
   /// Commands whose group still has a process (running, or left behind), by text.
@@ -146,22 +175,39 @@ final class FakeBackend: JobBackend {
     switch signal {
     case .kill:
       processes[handle]?.leftoverAlive = false
+      processes[handle]?.stoppedWithTimeLeft = nil
       if process.isRunning { exitSoon(handle, .signalled(9), after: 0) }
     case .interrupt, .terminate:
       guard process.isRunning else { return }
+      guard process.stoppedWithTimeLeft == nil else {
+        processes[handle]?.pendingSignals.append(signal)
+        return
+      }
       let number: Int32 = signal == .interrupt ? 2 : 15
       switch process.script.onSignal {
       case .dies: exitSoon(handle, .signalled(number), after: 0)
       case .ignores: break
       case .exits(let seconds, let termination): exitSoon(handle, termination, after: seconds)
       }
-    case .stop, .continue:
-      break
+    case .stop:
+      guard process.isRunning, process.stoppedWithTimeLeft == nil, let exit = process.exit else { return }
+      if let timer = process.exitTimer { clock.cancelTimer(timer) }
+      processes[handle]?.exitTimer = nil
+      processes[handle]?.stoppedWithTimeLeft = max(0, exit.time - clock.now())
+    case .continue:
+      guard let timeLeft = process.stoppedWithTimeLeft, let exit = process.exit else { return }
+      processes[handle]?.stoppedWithTimeLeft = nil
+      exitSoon(handle, exit.termination, after: timeLeft)
+      let pending = process.pendingSignals
+      processes[handle]?.pendingSignals = []
+      for signal in pending { deliver(signal, to: handle) }
     }
   }
 
+  /// Sets the command to exit `seconds` from now (if not stopped meanwhile).
   private func exitSoon(_ handle: CommandHandle, _ termination: Termination, after seconds: Double) {
     if let timer = processes[handle]?.exitTimer { clock.cancelTimer(timer) }
+    processes[handle]?.exit = (clock.now() + seconds, termination)
     processes[handle]?.exitTimer = clock.schedule(after: seconds) { [unowned self] in exit(handle, termination) }
   }
 
@@ -169,6 +215,7 @@ final class FakeBackend: JobBackend {
     guard let process = processes[handle], process.isRunning else { return }
     processes[handle]?.isRunning = false
     processes[handle]?.exitTimer = nil
+    processes[handle]?.exit = nil
     if process.script.leavesProcessBehind, termination != .signalled(9) { processes[handle]?.leftoverAlive = true }
     reportHandler?(.exited(process.work, handle, termination))
   }

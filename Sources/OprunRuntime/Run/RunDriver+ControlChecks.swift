@@ -1,0 +1,168 @@
+import OprunCore
+
+/// How the run checks a control request before it changes anything (SPEC §8): a request
+/// with any problem is refused whole — every problem said, nothing changed — so that a
+/// request naming several jobs where one is wrong cancels none of them.
+extension RunDriver {
+  /// The commands a run answers, as `oprun ctl` sends them.
+  static let controlCommands = [
+    "status", "cancel", "cancel-all", "suspend", "resume", "limit", "priority", "pause", "continue", "watch",
+  ]
+
+  /// What `request` asks for, checked against the run as it is now.
+  func action(for request: ControlRequest) -> CheckedRequest {
+    let args = request.args
+    switch request.command {
+    case "status": return noArguments(args, .status, command: "status")
+    case "watch": return noArguments(args, .watch, command: "watch")
+    case "cancel": return jobs(args, usage: "cancel JOB...", check: cancelProblem).map { .cancel($0) }
+    case "cancel-all": return queues(args).map { .cancelAll($0.isEmpty ? nil : $0) }
+    case "suspend": return queues(args).map { .suspend($0.isEmpty ? Array(graph.queues.indices) : $0) }
+    case "resume": return queues(args).map { .resume($0.isEmpty ? Array(graph.queues.indices) : $0) }
+    case "limit": return limit(args)
+    case "priority": return priority(args)
+    case "pause": return jobs(args, usage: "pause JOB...", check: pauseProblem).map { .pause($0) }
+    case "continue": return jobs(args, usage: "continue JOB...", check: continueProblem).map { .continue($0) }
+    default:
+      let hint =
+        Suggestion.closest(to: request.command, among: Self.controlCommands).map(Suggestion.didYouMean)
+        ?? "; expected " + Self.listing(Self.controlCommands)
+      return .failure(ControlRefusal("unknown command '\(request.command)'" + hint))
+    }
+  }
+
+  private func noArguments(_ args: [String], _ action: ControlAction, command: String) -> CheckedRequest {
+    args.isEmpty ? .success(action) : .failure(ControlRefusal("usage: \(command) (it takes no arguments)"))
+  }
+
+  /// The jobs called `names`, each once, in the order given; each must pass `check`.
+  private func jobs(_ names: [String], usage: String, check: (JobID) -> String?) -> Result<[JobID], ControlRefusal> {
+    guard !names.isEmpty else { return .failure(ControlRefusal("usage: " + usage)) }
+    var problems: [String] = []
+    var chosen: [JobID] = []
+    var seen = Set<JobID>()
+    for name in names {
+      guard let job = jobsByName[name] else {
+        problems.append(unknownJob(name))
+        continue
+      }
+      guard seen.insert(job).inserted else { continue }
+      if let problem = check(job) { problems.append(problem) } else { chosen.append(job) }
+    }
+    return problems.isEmpty ? .success(chosen) : .failure(ControlRefusal(problems.joined(separator: "; ")))
+  }
+
+  /// The queues called `names`, each once, in the order given; empty when none is named.
+  private func queues(_ names: [String]) -> Result<[QueueID], ControlRefusal> {
+    var problems: [String] = []
+    var chosen: [QueueID] = []
+    for name in names {
+      guard let queue = graph.queue(named: name) else {
+        problems.append(unknownQueue(name))
+        continue
+      }
+      if !chosen.contains(queue) { chosen.append(queue) }
+    }
+    return problems.isEmpty ? .success(chosen) : .failure(ControlRefusal(problems.joined(separator: "; ")))
+  }
+
+  private func limit(_ args: [String]) -> CheckedRequest {
+    guard args.count == 2 else { return .failure(ControlRefusal("usage: limit QUEUE N")) }
+    let queue = graph.queue(named: args[0])
+    let limit = Self.wholeNumber(args[1]).flatMap { $0 >= 1 ? $0 : nil }
+    if let queue, let limit { return .success(.limit(queue, limit)) }
+    var problems: [String] = []
+    if queue == nil { problems.append(unknownQueue(args[0])) }
+    if limit == nil { problems.append("bad limit '\(args[1])': expected a whole number, at least 1") }
+    return .failure(ControlRefusal(problems.joined(separator: "; ")))
+  }
+
+  private func priority(_ args: [String]) -> CheckedRequest {
+    guard args.count == 2 else { return .failure(ControlRefusal("usage: priority JOB LEVEL")) }
+    let job = jobsByName[args[0]]
+    let level = Priority(word: args[1]) ?? Int(args[1]).flatMap(Priority.init(rawValue:))
+    var problems: [String] = []
+    if let job {
+      switch engine.priorityChange(of: job) {
+      case .changed: break
+      case .started: problems.append("job '\(args[0])' has started: only a job that waits can change priority")
+      case .finished: problems.append("job '\(args[0])' \(stateText(job)): only a job that waits can change priority")
+      }
+    } else {
+      problems.append(unknownJob(args[0]))
+    }
+    if level == nil { problems.append(unknownPriority(args[1])) }
+    if let job, let level, problems.isEmpty { return .success(.priority(job, level)) }
+    return .failure(ControlRefusal(problems.joined(separator: "; ")))
+  }
+
+  /// Cancelling a finished job changes nothing and says so; a job already cancelled is
+  /// cancelled again, which changes nothing either, as `Operation.cancel()` does.
+  private func cancelProblem(_ job: JobID) -> String? {
+    engine.state(of: job) == .finished ? "job '\(graph.jobs[job].name)' \(stateText(job)): nothing to cancel" : nil
+  }
+
+  /// Only an executing job, not paused, and not being ended (cancelled or timed out: it
+  /// has been signalled, and stopping it would only hold its clean-up until the kill).
+  private func pauseProblem(_ job: JobID) -> String? {
+    let name = graph.jobs[job].name
+    guard let attempt = attempts[job], engine.state(of: job) == .executing else {
+      return "job '\(name)' is not executing: it \(stateText(job))"
+    }
+    if attempt.pause != nil { return "job '\(name)' is already paused" }
+    if engine.isCancelled(job) { return "job '\(name)' is cancelled and ending" }
+    if !attempt.signalsSent.isEmpty { return "job '\(name)' has timed out and is ending" }
+    return nil
+  }
+
+  private func continueProblem(_ job: JobID) -> String? {
+    let name = graph.jobs[job].name
+    guard let attempt = attempts[job], engine.state(of: job) == .executing else {
+      return "job '\(name)' is not executing: it \(stateText(job))"
+    }
+    return attempt.pause == nil ? "job '\(name)' is not paused" : nil
+  }
+
+  /// `is pending`, `is ready`, `is executing`, `has finished (succeeded)`.
+  private func stateText(_ job: JobID) -> String {
+    let state = engine.state(of: job)
+    guard state == .finished else { return "is " + state.rawValue }
+    return "has finished" + (engine.outcome(of: job).map { " (\($0.rawValue))" } ?? "")
+  }
+
+  private func unknownJob(_ name: String) -> String {
+    let hint = Suggestion.closest(to: name, among: graph.jobs.lazy.map(\.name)).map(Suggestion.didYouMean)
+    return "unknown job '\(name)'" + (hint ?? "")
+  }
+
+  private func unknownQueue(_ name: String) -> String {
+    let names = graph.queues.map(\.name)
+    let hint =
+      Suggestion.closest(to: name, among: names).map(Suggestion.didYouMean) ?? "; queues: "
+      + names.joined(
+        separator: ", ")
+    return "unknown queue '\(name)'" + hint
+  }
+
+  /// As the manifest says it: a word, or one of the numbers.
+  private func unknownPriority(_ level: String) -> String {
+    let words = Priority.allCases.map(\.word)
+    let hint = Suggestion.closest(to: level, among: words).map(Suggestion.didYouMean) ?? ""
+    let numbers = Priority.allCases.map { String($0.rawValue) }.joined(separator: ", ")
+    return "unknown priority '\(level)'\(hint); expected \(Self.listing(words)) (or \(numbers))"
+  }
+
+  /// Digits only (no sign, no spaces), as `oprun ctl` checks N.
+  static func wholeNumber(_ text: String) -> Int? {
+    guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+      return nil
+    }
+    return Int(text)
+  }
+
+  /// `a, b or c`.
+  static func listing(_ words: [String]) -> String {
+    guard words.count > 1 else { return words.first ?? "" }
+    return words.dropLast().joined(separator: ", ") + " or " + words[words.count - 1]
+  }
+}

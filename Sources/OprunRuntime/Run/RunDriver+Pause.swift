@@ -1,0 +1,37 @@
+import OprunCore
+
+/// `oprun ctl pause` and `continue` (SPEC §8): SIGSTOP and SIGCONT to an executing job's
+/// commands. A paused job keeps its slot, and its time limit stops running while it is
+/// paused: the timer is cancelled with the time left kept, and set again on continue.
+extension RunDriver {
+  /// Stops every command of the executing, unpaused `job`.
+  func pause(_ job: JobID) {
+    guard var attempt = attempts[job], attempt.pause == nil else { return }
+    var timeLeft: Double?
+    if let timer = attempt.timeoutTimer, let deadline = attempt.timeoutDeadline {
+      clock.cancelTimer(timer)
+      timeLeft = max(0, deadline - clock.now())
+    }
+    attempt.timeoutTimer = nil
+    attempt.timeoutDeadline = nil
+    attempt.pause = RunningAttempt.Pause(timeLeft: timeLeft)
+    attempts[job] = attempt
+    publish(.paused(job: job))
+    for handle in attempt.handles { backend.signal(handle, .stop) }
+  }
+
+  /// Continues every command of the paused `job`, and its time limit with the time it had left.
+  func continuePaused(_ job: JobID) {
+    guard let attempt = attempts[job], let pause = attempt.pause else { return }
+    attempts[job]?.pause = nil
+    if let timeLeft = pause.timeLeft { scheduleTimeout(of: job, attempt: attempt.attempt, after: timeLeft) }
+    publish(.continued(job: job))
+    for handle in attempt.handles { backend.signal(handle, .continue) }
+  }
+
+  /// The commands of every paused job: what stopping everything (Ctrl-Z) leaves alone, so
+  /// that continuing everything (`fg`) does not continue a job the user paused.
+  var pausedHandles: [CommandHandle] {
+    attempts.values.filter { $0.pause != nil }.flatMap(\.handles)
+  }
+}
