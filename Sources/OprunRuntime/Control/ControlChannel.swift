@@ -81,7 +81,7 @@ public final class ControlChannel {
   }
 
   /// Whether every connection is closed: what the end of a run waits for (bounded by
-  /// ``ControlLimits/finalDrain`` after ``finish()``).
+  /// ``ControlLimits/finalDrainLimit`` after ``finish()``).
   public var isDrained: Bool { connections.isEmpty }
 
   /// The last job has finished: the socket is closed and removed, and clients whose request
@@ -98,14 +98,15 @@ public final class ControlChannel {
     }
   }
 
-  /// The run's last event is recorded: watchers are sent the rest of the history and closed;
-  /// those that have not taken it ``ControlLimits/finalDrain`` seconds from now are closed.
+  /// The run's last event is recorded: watchers are sent the rest of the history and closed.
+  /// One that takes nothing for ``ControlLimits/finalDrain`` seconds is closed before, and
+  /// whatever is open ``ControlLimits/finalDrainLimit`` seconds from now is closed then.
   public func finish() {
     stopListening()
     history.complete()
     for connection in Array(connections.values) { connection.historyCompleted() }
     guard !connections.isEmpty, finalDeadline == nil else { return }
-    finalDeadline = loop.schedule(after: limits.finalDrain) { [weak self] in
+    finalDeadline = loop.schedule(after: limits.finalDrainLimit) { [weak self] in
       self?.finalDeadline = nil
       self?.close()
     }

@@ -9,7 +9,8 @@
 /// it attached and the socket has not taken — is sent a last `{"event":"watch-dropped"}`
 /// line (best effort: it goes after the whole lines already handed over, if the client
 /// takes them within ``ControlLimits/answerTimeout``) and closed. The run never waits for a
-/// watcher.
+/// watcher, and once the run is over a watcher that stops taking the end is closed
+/// (``ControlLimits/finalDrain``).
 extension ControlConnection {
   func startWatching() {
     phase = .watching
@@ -54,9 +55,11 @@ extension ControlConnection {
   }
 
   /// Hands the sink the next chunk of history each time it has sent everything it held.
+  /// Once the run is over, each call is progress: the watcher has that much longer.
   private func pump() {
     guard phase == .watching, let sink else { return }
     let history = channel.history
+    if history.isComplete { setDeadline(limits.finalDrain) { $0.close() } }
     while !sink.isBroken, sink.queuedByteCount == 0, historyOffset < history.length {
       switch history.lines(from: historyOffset, atMost: limits.watchChunk) {
       case .success(let lines):

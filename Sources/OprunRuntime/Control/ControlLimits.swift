@@ -14,9 +14,12 @@ public struct ControlLimits: Sendable {
   /// Bytes of history handed to a watcher's socket at a time: 64 KiB, also about what a
   /// watcher holds in memory.
   public var watchChunk = 64 << 10
-  /// Seconds watchers have, once the run is over, to take the end of the stream before
-  /// oprun exits anyway: 2 (a watcher that is reading takes it in milliseconds).
+  /// Seconds a watcher may go without taking anything once the run is over before it is
+  /// closed: 2 (one that is reading takes something every few milliseconds).
   public var finalDrain: Double = 2
+  /// Seconds at most that oprun waits, once the run is over, for its watchers to take the
+  /// end of the stream: 10, however much of it they still have to read.
+  public var finalDrainLimit: Double = 10
   /// Seconds accepting pauses when oprun is out of descriptors, rather than spin: 0.1.
   public var acceptPause: Double = 0.1
 

@@ -124,6 +124,16 @@ final class TestClient {
     shutdown(fd, Int32(SHUT_RDWR))
   }
 
+  /// Reads once, at most `count` bytes, if any have come; true at the end of the stream.
+  @discardableResult
+  func readSome(upTo count: Int) -> Bool {
+    var block = [UInt8](repeating: 0, count: count)
+    let got = block.withUnsafeMutableBytes { read(fd, $0.baseAddress, count) }
+    if got > 0 { received += block[0..<got] }
+    if got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR) { isClosed = true }
+    return isClosed
+  }
+
   func startReading() {
     var block = [UInt8](repeating: 0, count: 65_536)
     loop.watch(fd: fd) { [unowned self] in

@@ -170,6 +170,45 @@ import Testing
     #expect(!watcher.isClosed)
   }
 
+  /// Reads `client` a little at a time, every `interval` seconds, until it is closed.
+  private func readSlowly(_ client: TestClient, on loop: EventLoop, _ bytes: Int, every interval: Double) {
+    func step() {
+      guard !client.readSome(upTo: bytes) else { return }
+      loop.schedule(after: interval) { step() }
+    }
+    step()
+    runLoop(loop) { client.isClosed }
+  }
+
+  @Test func aWatcherStillTakingTheEndIsNotCutOffByTheIdleLimit() throws {
+    var limits = ControlLimits()
+    limits.finalDrain = 0.15
+    let harness = try ChannelHarness(limits: limits)
+    let watcher = try attachWatcher(harness, reading: false)
+    let events = (0..<40).map { output(0, String(repeating: "s", count: 50_000) + "\n", at: Double($0)) }
+    harness.record(events)
+    let start = harness.loop.now()
+    harness.channel.finish()
+    readSlowly(watcher, on: harness.loop, 256 << 10, every: 0.05)
+    #expect(harness.loop.now() - start > limits.finalDrain)
+    #expect(watcher.lines == [Self.okLine] + Self.encoded(events, graph: harness.graph))
+  }
+
+  @Test func theEndWaitsForWatchersNoLongerThanTheFinalLimit() throws {
+    var limits = ControlLimits()
+    limits.finalDrainLimit = 0.3
+    let harness = try ChannelHarness(limits: limits)
+    let watcher = try attachWatcher(harness, reading: false)
+    harness.record((0..<80).map { output(0, String(repeating: "l", count: 50_000) + "\n", at: Double($0)) })
+    let start = harness.loop.now()
+    harness.channel.finish()
+    readSlowly(watcher, on: harness.loop, 4096, every: 0.01)
+    #expect(harness.loop.now() - start >= 0.3)
+    #expect(harness.loop.now() - start < 5)
+    #expect(watcher.received.count < 4 << 20)
+    runLoop(harness.loop) { harness.channel.isDrained }
+  }
+
   @Test func theHistoryIsWholeLinesFromAnUnnamedFileAndHoldsLittleInMemory() throws {
     let history = try WatchHistory.create().get()
     let short = Array("{\"n\":1}\n".utf8)
