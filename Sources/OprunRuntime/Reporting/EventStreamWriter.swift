@@ -5,32 +5,55 @@ import OprunCore
 ///
 /// Every object starts with `t` (seconds since the run started) and `event`, then the
 /// event's fields in a fixed order. Beyond the required events it writes
-/// `completion-started` {`job`, `pid`} and `warning` {`message`}; a refused `control`
-/// request has its `error`. Job output is not
-/// written: the stream describes the run, and output can be large and binary.
+/// `completion-started` {`job`, `pid`} and `warning` {`message`}; a refused `control` request
+/// has its `error`. Job output is left out of
+/// `--events`: the stream describes the run, and output can be large and binary. The
+/// control channel's `watch` stream (SPEC §8) is the same encoding with output included, as
+/// `output` {`job`, `stream`, `text`} (invalid UTF-8 as U+FFFD): one encoder serves both.
 public final class EventStreamWriter: RunObserver {
   public let graph: JobGraph
-  private let sink: OutputSink
+  /// Takes each complete line, newline included; the bytes are not retained.
+  private let deliver: ([UInt8]) -> Void
+  /// Whether job output is encoded as `output` lines.
+  private let includesOutput: Bool
   /// Reused between lines so that writing an event allocates nothing once warm.
   private var line = JSONObjectWriter()
   /// `run-finished` is the last line: a warning about a sink that failed later is not written.
   private var isFinished = false
 
-  public init(graph: JobGraph, sink: OutputSink) {
+  /// The `--events` stream, written and flushed to `sink` line by line.
+  public convenience init(graph: JobGraph, sink: OutputSink) {
+    self.init(graph: graph, includingOutput: false) { line in
+      sink.write(line)
+      sink.flush()
+    }
+  }
+
+  /// Hands every line to `deliver`, job output included when `includingOutput`.
+  public init(graph: JobGraph, includingOutput: Bool, deliver: @escaping ([UInt8]) -> Void) {
     self.graph = graph
-    self.sink = sink
+    self.includesOutput = includingOutput
+    self.deliver = deliver
   }
 
   public func observe(_ event: RunEvent) {
-    guard !isFinished, let name = Self.name(of: event.kind) else { return }
-    if case .runFinished = event.kind { isFinished = true }
+    guard !isFinished else { return }
+    if case .output = event.kind, !includesOutput { return }
     line.reset()
     line.field("t", event.time)
-    line.field("event", name)
-    writeFields(of: event.kind, to: &line)
+    if case .output(let job, let stream, let text) = event.kind {
+      line.field("event", "output")
+      line.field("job", jobName(job))
+      line.field("stream", stream.rawValue)
+      line.field("text", String(decoding: text, as: UTF8.self))
+    } else {
+      guard let name = Self.name(of: event.kind) else { return }
+      if case .runFinished = event.kind { isFinished = true }
+      line.field("event", name)
+      writeFields(of: event.kind, to: &line)
+    }
     line.close(newline: true)
-    sink.write(line.bytes)
-    sink.flush()
+    deliver(line.bytes)
   }
 
   /// The `event` value of `kind`; nil for events the stream leaves out.

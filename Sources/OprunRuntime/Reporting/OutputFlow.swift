@@ -40,13 +40,14 @@ final class OutputFlow {
   }
 
   /// The end of the run: flushes every sink, then serves the loop (signals included) until
-  /// each has written all it holds or failed, however slow its reader. A cancelling signal
+  /// each has written all it holds or failed, however slow its reader, and `other` holds
+  /// (what else ends with the run: the control channel's watchers). A cancelling signal
   /// meanwhile abandons what is left (``takesSignalWhileDraining(_:)``).
-  func drain() {
+  func drain(alongWith other: () -> Bool = { true }) {
     isDraining = true
     defer { isDraining = false }
     for sink in sinks { sink.flush() }
-    loop.run { isAbandoned || sinks.allSatisfy(\.isDrained) }
+    loop.run { isAbandoned || (sinks.allSatisfy(\.isDrained) && other()) }
   }
 
   /// Whether `signal` is handled here, as it is while draining (the run is over): SIGINT,

@@ -40,6 +40,9 @@ public final class OutputSink {
   public private(set) var failure: Int32?
   /// Whether the sink holds the loop's job output back now.
   public private(set) var isCongested = false
+  /// Called on the loop when the descriptor, once writable again, has taken everything
+  /// queued; never from inside ``write(_:)-(String)`` or ``flush()``.
+  public var onDrained: (() -> Void)?
 
   /// What is written to: `fileDescriptor` when blocking, else a descriptor the sink owns.
   let target: Int32
@@ -199,6 +202,7 @@ public final class OutputSink {
 
   private func becameWritable() {
     writeQueued()
+    if queuedByteCount == 0, !isBroken { onDrained?() }
   }
 
   private func fail(_ code: Int32) {

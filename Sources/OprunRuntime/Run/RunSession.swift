@@ -54,10 +54,15 @@ final class RunSession {
       driver.warn("cannot trap signals: \(error)")
     }
 
-    driver.start(run: .starting(id: RunID.make(), manifestPath: configuration.manifestPath))
+    let (control, controlWarning) = openControlChannel(driver: driver)
+    driver.start(run: .starting(id: RunID.make(), manifestPath: configuration.manifestPath), control: control?.path)
+    if let controlWarning { driver.warn(controlWarning) }
     loop.run { driver.isFinished }
+    control?.stopListening()
     let status = driver.finish()
-    output.drain()
+    control?.finish()
+    output.drain(alongWith: { control?.isDrained ?? true })
+    control?.close()
     if let signal = driver.endingSignal ?? output.endingSignal, let trap {
       trap.restoreDefaultsAndRaise(signal)
     }

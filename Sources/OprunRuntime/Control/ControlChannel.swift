@@ -1,0 +1,210 @@
+import Glibc
+import OprunCore
+
+/// A run's control channel (SPEC §8): a Unix-domain socket served from the run's own event
+/// loop, through which `oprun ctl` steers the run and watches it.
+///
+/// Each request becomes a ``RunCommand/control(_:reply:)`` handed to `apply` (the run
+/// driver's one door), and the reply is written back; a peer of another user is refused
+/// unread and reported as ``RunCommand/controlRefused(peerUID:peerPID:)``. The channel
+/// decides nothing about the run: it only reads, checks the wire format, and writes.
+///
+/// Its life in a run: ``open(graph:loop:limits:folder:apply:)`` before the run starts (its
+/// ``recorder`` observing the run from the first event), ``stopListening()`` when the last
+/// job has finished, ``finish()`` after the last event, then the loop served until
+/// ``isDrained``, then ``close()``. The socket file is removed by ``stopListening()`` (or
+/// when the channel is released), whatever ended the run.
+public final class ControlChannel {
+  /// The socket's path.
+  public let path: String
+  let loop: EventLoop
+  let limits: ControlLimits
+  let history: WatchHistory
+  let apply: (RunCommand) -> Void
+  /// The users served: the run's own, and root.
+  private let ownUID: uid_t
+  private let graph: JobGraph
+  /// The listening descriptor; -1 once closed.
+  private var listener: Int32
+  private let socketIdentity: FileIdentity?
+  private var connections: [ObjectIdentifier: ControlConnection] = [:]
+  private var acceptPauseTimer: TimerID?
+  private var finalDeadline: TimerID?
+
+  /// Records every event of the run, job output included, for watchers: add it to the
+  /// driver before the run starts.
+  public private(set) lazy var recorder = EventStreamWriter(graph: graph, includingOutput: true) {
+    [weak self] line in self?.record(line)
+  }
+
+  private init(
+    path: String, listener: Int32, graph: JobGraph, loop: EventLoop, limits: ControlLimits, history: WatchHistory,
+    apply: @escaping (RunCommand) -> Void
+  ) {
+    self.path = path
+    self.listener = listener
+    self.graph = graph
+    self.loop = loop
+    self.limits = limits
+    self.history = history
+    self.apply = apply
+    ownUID = geteuid()
+    socketIdentity = UnixSocket.identity(of: path)
+    loop.watch(fd: listener) { [weak self] in self?.acceptReady() }
+  }
+
+  deinit {
+    close()
+  }
+
+  /// The channel of this run (oprun's pid) in `folder`, or why there can be none; the run
+  /// then goes on without one.
+  public static func open(
+    graph: JobGraph, loop: EventLoop, limits: ControlLimits = ControlLimits(), folder: String = ControlFolder.path(),
+    apply: @escaping (RunCommand) -> Void
+  ) -> Result<ControlChannel, ControlChannelError> {
+    if let problem = ControlFolder.prepare(folder) { return .failure(ControlChannelError(problem)) }
+    let history: WatchHistory
+    switch WatchHistory.create() {
+    case .success(let created): history = created
+    case .failure(let error): return .failure(ControlChannelError("no history for watchers: \(error)"))
+    }
+    let path = ControlFolder.socketPath(in: folder, pid: getpid())
+    switch UnixSocket.listen(at: path, backlog: 64) {
+    case .success(let listener):
+      return .success(
+        ControlChannel(
+          path: path, listener: listener, graph: graph, loop: loop, limits: limits, history: history, apply: apply))
+    case .failure(let error):
+      return .failure(ControlChannelError("\(error)"))
+    }
+  }
+
+  /// Whether every connection is closed: what the end of a run waits for (bounded by
+  /// ``ControlLimits/finalDrainLimit`` after ``finish()``).
+  public var isDrained: Bool { connections.isEmpty }
+
+  /// The last job has finished: the socket is closed and removed, and clients whose request
+  /// is not in are closed. Answers being written and watchers go on.
+  public func stopListening() {
+    guard listener >= 0 else { return }
+    loop.unwatch(fd: listener)
+    acceptPauseTimer.map(loop.cancelTimer)
+    Glibc.close(listener)
+    listener = -1
+    UnixSocket.remove(path, ifStill: socketIdentity)
+    for connection in Array(connections.values) where connection.phase == .reading {
+      connection.close()
+    }
+  }
+
+  /// The run's last event is recorded: watchers are sent the rest of the history and closed.
+  /// One that takes nothing for ``ControlLimits/finalDrain`` seconds is closed before, and
+  /// whatever is open ``ControlLimits/finalDrainLimit`` seconds from now is closed then.
+  public func finish() {
+    stopListening()
+    history.complete()
+    for connection in Array(connections.values) { connection.historyCompleted() }
+    guard !connections.isEmpty, finalDeadline == nil else { return }
+    finalDeadline = loop.schedule(after: limits.finalDrainLimit) { [weak self] in
+      self?.finalDeadline = nil
+      self?.close()
+    }
+  }
+
+  /// Closes every connection and the socket, at once.
+  public func close() {
+    stopListening()
+    finalDeadline.map(loop.cancelTimer)
+    finalDeadline = nil
+    for connection in Array(connections.values) { connection.close() }
+  }
+
+  /// Whether a peer of `peer`'s uid is served by a run of `runUID`'s: its own user, and root.
+  static func serves(peer: UInt32, runUID: uid_t) -> Bool {
+    peer == runUID || peer == 0
+  }
+
+  /// Connections open now.
+  var connectionCount: Int { connections.count }
+
+  /// The connections open now, in no order.
+  var connectionsForTests: [ControlConnection] { Array(connections.values) }
+
+  func remove(_ connection: ControlConnection) {
+    connections.removeValue(forKey: ObjectIdentifier(connection))
+  }
+
+  /// A line of the run's watch stream: kept, and sent on to every watcher.
+  private func record(_ line: [UInt8]) {
+    history.append(line)
+    let failed = history.failure != nil
+    for connection in Array(connections.values) {
+      if failed { connection.historyFailed() } else { connection.historyGrew(by: line) }
+    }
+  }
+
+  /// Accepts what is waiting (a bounded number per turn, so that a flood of connections
+  /// does not keep the loop from the run).
+  private func acceptReady() {
+    for _ in 0..<limits.pendingConnections {
+      guard listener >= 0 else { return }
+      let fd = UnixSocket.accept(listener)
+      if fd >= 0 {
+        admit(fd)
+        continue
+      }
+      switch errno {
+      case EMFILE, ENFILE, ENOBUFS, ENOMEM:
+        pauseAccepting()
+        return
+      case ECONNABORTED, EPROTO, EPERM:
+        continue
+      default:  // EAGAIN: nothing more waits.
+        return
+      }
+    }
+  }
+
+  /// Out of descriptors: the waiting connection would make the listener readable at every
+  /// turn; stop watching it for a moment instead.
+  private func pauseAccepting() {
+    loop.unwatch(fd: listener)
+    acceptPauseTimer = loop.schedule(after: limits.acceptPause) { [weak self] in
+      guard let self, listener >= 0 else { return }
+      acceptPauseTimer = nil
+      loop.watch(fd: listener) { [weak self] in self?.acceptReady() }
+    }
+  }
+
+  /// A new connection: its peer checked first, nothing read from a stranger.
+  private func admit(_ fd: Int32) {
+    guard let peer = UnixSocket.peer(of: fd) else {
+      Glibc.close(fd)
+      return
+    }
+    guard Self.serves(peer: peer.uid, runUID: ownUID) else {
+      Glibc.close(fd)
+      apply(.controlRefused(peerUID: peer.uid, peerPID: peer.pid))
+      return
+    }
+    let pending = connections.values.count { $0.phase != .watching && $0.phase != .dropping }
+    guard pending < limits.pendingConnections else {
+      UnixSocket.sendNow(fd, ControlWire.answerLine(.refused("busy: too many connections")))
+      Glibc.close(fd)
+      return
+    }
+    let connection = ControlConnection(fd: fd, peer: peer, channel: self)
+    connections[ObjectIdentifier(connection)] = connection
+    connection.start()
+  }
+}
+
+/// Why a run has no control channel.
+public struct ControlChannelError: Error, Sendable, CustomStringConvertible {
+  public var description: String
+
+  init(_ description: String) {
+    self.description = description
+  }
+}

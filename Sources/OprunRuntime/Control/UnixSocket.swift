@@ -1,0 +1,104 @@
+import COprunSystem
+import Glibc
+
+/// Unix-domain stream sockets by path: the control channel's listener and its clients.
+enum UnixSocket {
+  /// What connecting to a socket path found.
+  enum Connection {
+    case connected(Int32)
+    /// A socket file nobody listens on (`ECONNREFUSED`): what a killed run leaves.
+    case stale
+    /// No such file (`ENOENT`): the run has ended.
+    case missing
+    /// Any other failure, with its `errno` (`EAGAIN`: a listener whose backlog is full).
+    case failed(Int32)
+  }
+
+  /// Connects to `path`; a non-blocking connect never waits for a busy listener.
+  static func connect(_ path: String, nonblocking: Bool) -> Connection {
+    let fd = oprun_unix_connect(path, nonblocking ? 1 : 0)
+    if fd >= 0 { return .connected(fd) }
+    switch errno {
+    case ECONNREFUSED: return .stale
+    case ENOENT: return .missing
+    default: return .failed(errno)
+    }
+  }
+
+  /// Whether `path` is a socket file nobody listens on, checked by connecting.
+  static func isStale(_ path: String) -> Bool {
+    switch connect(path, nonblocking: true) {
+    case .connected(let fd):
+      close(fd)
+      return false
+    case .stale:
+      return true
+    case .missing, .failed:
+      return false
+    }
+  }
+
+  /// A non-blocking socket listening at `path`, mode 0600 from its creation on. A stale
+  /// socket file there (a killed run's) is removed and replaced; a live one is left alone.
+  static func listen(at path: String, backlog: Int32) -> Result<Int32, SystemError> {
+    var fd = listenOnce(path, backlog)
+    if fd < 0, errno == EADDRINUSE, isStale(path), isSocketFile(path) {
+      unlink(path)
+      fd = listenOnce(path, backlog)
+    }
+    guard fd >= 0 else { return .failure(SystemError("bind '\(path)'")) }
+    // The folder is 0700 already; the mode is the socket's own guard too.
+    chmod(path, 0o600)
+    return .success(fd)
+  }
+
+  /// Binds with a umask that leaves the owner alone: no moment with a wider mode.
+  private static func listenOnce(_ path: String, _ backlog: Int32) -> Int32 {
+    let previous = umask(0o177)
+    defer { umask(previous) }
+    return oprun_unix_listen(path, backlog)
+  }
+
+  /// The file system identity of `path` itself (`lstat`), to recognise it later.
+  static func identity(of path: String) -> FileIdentity? {
+    var status = stat()
+    guard lstat(path, &status) == 0 else { return nil }
+    return FileIdentity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+  }
+
+  /// Removes `path` if it is still the file `identity` names (not one put in its place).
+  static func remove(_ path: String, ifStill identity: FileIdentity?) {
+    guard let identity, self.identity(of: path) == identity else { return }
+    unlink(path)
+  }
+
+  private static func isSocketFile(_ path: String) -> Bool {
+    var status = stat()
+    return lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFSOCK
+  }
+
+  /// A waiting connection, non-blocking and close-on-exec; -1 with `errno` set when none.
+  static func accept(_ listener: Int32) -> Int32 {
+    oprun_accept_nonblocking(listener)
+  }
+
+  /// The uid and pid of the peer of a connected socket (SO_PEERCRED).
+  static func peer(of fd: Int32) -> (uid: UInt32, pid: Int32)? {
+    var uid: uid_t = 0
+    var pid: pid_t = 0
+    guard oprun_peer_credentials(fd, &uid, &pid) == 0 else { return nil }
+    return (uid, pid)
+  }
+
+  /// Sends what the socket takes now of `bytes`, never waiting, never raising SIGPIPE.
+  @discardableResult
+  static func sendNow(_ fd: Int32, _ bytes: [UInt8]) -> Int {
+    bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
+  }
+}
+
+/// A file's device and inode.
+struct FileIdentity: Equatable {
+  var device: UInt64
+  var inode: UInt64
+}

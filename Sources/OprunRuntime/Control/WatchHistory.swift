@@ -1,0 +1,145 @@
+import COprunSystem
+import Glibc
+
+/// Every line of a run's watch stream so far (SPEC §8), for watchers that attach late.
+///
+/// The lines are kept in an unnamed temporary file (`O_TMPFILE`: no name to find or clean
+/// up, gone with the run however it ends), so that memory does not grow with the run's
+/// output: only the newest lines, less than ``tailCapacity``, wait in memory to be written
+/// together. Where the file system has no unnamed files, a named one is unlinked at once.
+/// The file is looked for in `$TMPDIR`, then `/var/tmp` (a disk, usually, where `/tmp` and
+/// `$XDG_RUNTIME_DIR` are often memory), then `/tmp`.
+///
+/// Invariant: the history is whole lines, each ending in a newline; offsets handed out
+/// (``length``, ``lines(from:atMost:)``) are line boundaries.
+final class WatchHistory {
+  /// 64 KiB: one write(2) for many events, little held in memory.
+  static let tailCapacity = 64 << 10
+
+  private let fd: Int32
+  /// Bytes written to the file: the history's first `fileLength` bytes.
+  private var fileLength = 0
+  /// The history's bytes after `fileLength`, not written yet.
+  private var tail: [UInt8] = []
+  /// The `errno` of a write that failed; from then on nothing more is kept.
+  private(set) var failure: Int32?
+  /// Set once the run's last line is in: nothing follows.
+  private(set) var isComplete = false
+
+  private init(fd: Int32) {
+    self.fd = fd
+    tail.reserveCapacity(Self.tailCapacity)
+  }
+
+  deinit { close(fd) }
+
+  /// A new, empty history, in the first of `folders` that can hold its file.
+  static func create(in folders: [String] = defaultFolders()) -> Result<WatchHistory, SystemError> {
+    var lastError = SystemError("open", errno: ENOENT)
+    for folder in folders {
+      let fd = oprun_open_unnamed_file(folder)
+      if fd >= 0 { return .success(WatchHistory(fd: fd)) }
+      lastError = SystemError("open a temporary file in '\(folder)'")
+      if let fd = namedThenUnlinked(in: folder) { return .success(WatchHistory(fd: fd)) }
+    }
+    return .failure(lastError)
+  }
+
+  static func defaultFolders() -> [String] {
+    let temporary = ControlFolder.environment("TMPDIR").flatMap { $0.hasPrefix("/") ? [$0] : nil }
+    return (temporary ?? []) + ["/var/tmp", "/tmp"]
+  }
+
+  private static func namedThenUnlinked(in folder: String) -> Int32? {
+    var template = Array((folder + "/oprun-watch-XXXXXX").utf8CString)
+    let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+    guard fd >= 0 else { return nil }
+    _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+    template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+    return fd
+  }
+
+  /// Bytes in the history.
+  var length: Int { fileLength + tail.count }
+
+  /// Bytes of the history held in memory, not yet in the file.
+  var memoryHeld: Int { tail.count }
+
+  /// Adds one line (newline included); nothing once complete or failed.
+  func append(_ line: [UInt8]) {
+    guard failure == nil, !isComplete else { return }
+    if tail.count + line.count > Self.tailCapacity { writeTail() }
+    if failure == nil { tail.append(contentsOf: line) }
+  }
+
+  /// The run's last line is in.
+  func complete() {
+    isComplete = true
+  }
+
+  /// Whole lines from `offset` (a line boundary below ``length``): as many as fit in
+  /// `limit` bytes, and at least one, however long.
+  func lines(from offset: Int, atMost limit: Int) -> Result<[UInt8], SystemError> {
+    precondition(offset >= 0 && offset < length, "no line starts at \(offset)")
+    let step = max(limit, 1)
+    var bytes: [UInt8] = []
+    var end = offset
+    repeat {
+      let next = min(end + step, length)
+      switch read(end..<next) {
+      case .success(let read):
+        // Lines that fit the limit; or the end of the one line longer than it.
+        let newline = bytes.isEmpty ? read.lastIndex(of: UInt8(ascii: "\n")) : read.firstIndex(of: UInt8(ascii: "\n"))
+        if let newline { return .success(bytes + read[...newline]) }
+        bytes += read
+      case .failure(let error):
+        return .failure(error)
+      }
+      end = next
+    } while end < length
+    // Unreachable while the invariant holds: every line ends in a newline.
+    return .success(bytes)
+  }
+
+  private func read(_ range: Range<Int>) -> Result<[UInt8], SystemError> {
+    var bytes = [UInt8]()
+    bytes.reserveCapacity(range.count)
+    if range.lowerBound < fileLength {
+      let count = min(range.upperBound, fileLength) - range.lowerBound
+      let fromFile = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+        initialized = 0
+        while initialized < count {
+          let got = pread(
+            fd, buffer.baseAddress! + initialized, count - initialized, off_t(range.lowerBound + initialized))
+          if got < 0, errno == EINTR { continue }
+          guard got > 0 else { return }
+          initialized += got
+        }
+      }
+      guard fromFile.count == count else { return .failure(SystemError("read the watch history")) }
+      bytes.append(contentsOf: fromFile)
+    }
+    if range.upperBound > fileLength {
+      let start = max(range.lowerBound, fileLength) - fileLength
+      bytes.append(contentsOf: tail[start..<range.upperBound - fileLength])
+    }
+    return .success(bytes)
+  }
+
+  private func writeTail() {
+    var written = 0
+    while written < tail.count {
+      let count = tail.withUnsafeBytes {
+        pwrite(fd, $0.baseAddress! + written, $0.count - written, off_t(fileLength + written))
+      }
+      if count < 0, errno == EINTR { continue }
+      guard count > 0 else {
+        failure = count == 0 ? EIO : errno
+        return
+      }
+      written += count
+    }
+    fileLength += written
+    tail.removeAll(keepingCapacity: true)
+  }
+}
