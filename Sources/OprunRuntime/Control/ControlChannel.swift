@@ -136,7 +136,7 @@ public final class ControlChannel {
   }
 
   /// A line of the run's watch stream: kept, and sent on to every watcher.
-  private func record(_ line: [UInt8]) {
+  func record(_ line: [UInt8]) {
     history.append(line)
     let failed = history.failure != nil
     for connection in Array(connections.values) {
