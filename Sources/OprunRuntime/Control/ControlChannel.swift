@@ -65,7 +65,7 @@ public final class ControlChannel {
   ) -> Result<ControlChannel, ControlChannelError> {
     if let problem = ControlFolder.prepare(folder) { return .failure(ControlChannelError(problem)) }
     let history: WatchHistory
-    switch WatchHistory.create() {
+    switch WatchHistory.create(limit: limits.historyLimit) {
     case .success(let created): history = created
     case .failure(let error): return .failure(ControlChannelError("no history for watchers: \(error)"))
     }

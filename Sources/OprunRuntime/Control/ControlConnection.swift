@@ -98,7 +98,7 @@ final class ControlConnection {
     guard phase == .awaitingAnswer else { return }
     if command == "watch", answer.ok {
       if let failure = channel.history.failure {
-        refuse("the run's history for watchers is lost: \(errorMessage(failure))")
+        refuse("the run's history for watchers is no longer kept: \(failure)")
       } else {
         write(ControlWire.answerLine(answer))
         startWatching()
