@@ -31,6 +31,12 @@ struct Ctl: ParsableCommand {
     if let pid, pid <= 0 { throw ValidationError("--pid takes a process id") }
   }
 
+  /// `oprun ctl` alone: a usage error, as any missing argument is.
+  func run() throws {
+    let commands = Self.configuration.subcommands.compactMap { $0.configuration.commandName }.joined(separator: ", ")
+    throw ValidationError("missing COMMAND: one of \(commands)")
+  }
+
   var selection: ControlClient.Selection {
     if let pid { return .pid(pid) }
     if let manifest { return .manifest(manifest) }

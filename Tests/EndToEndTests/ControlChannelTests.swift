@@ -114,6 +114,8 @@ import Testing
     (["cancel"], "missing JOB: name at least one"),
     (["pause"], "missing JOB: name at least one"),
     (["--pid", "1", "--manifest", "x", "status"], "--pid and --manifest exclude each other"),
+    ([], "missing COMMAND: one of list, status, cancel, cancel-all, suspend, resume, limit, priority, pause"),
+    (["reboot"], "Unexpected argument 'reboot'"),
   ])
   func aUsageErrorExits2BeforeAnyRequestIsSent(_ arguments: [String], _ message: String) throws {
     let scene = try ControlScene()
