@@ -10,6 +10,7 @@ struct Oprun: ParsableCommand {
     usage: """
       oprun [options] [MANIFEST] [JOB...]
       oprun check [MANIFEST]
+      oprun ctl [--pid PID | --manifest PATH] COMMAND [ARG...]
       """,
     discussion: """
       Runs MANIFEST (default ./jobs.yaml): every job becomes an operation in a \
@@ -18,7 +19,7 @@ struct Oprun: ParsableCommand {
       options of a run, and man oprun(1).
       """,
     version: oprunVersion,
-    subcommands: [RunCommand.self, Check.self],
+    subcommands: [RunCommand.self, Check.self, Ctl.self],
     defaultSubcommand: RunCommand.self
   )
 
@@ -52,7 +53,9 @@ struct Oprun: ParsableCommand {
   static let commandsHelp = """
     COMMANDS:
       check [MANIFEST]        Check a manifest and report every problem in it; run nothing.
+      ctl COMMAND [ARG...]    Steer or watch a run in progress: list, status, cancel, cancel-all,
+                              suspend, resume, limit, priority, pause, continue, watch.
 
-      See 'oprun help check' and man oprun(1).
+      See 'oprun help check', 'oprun help ctl' and man oprun(1).
     """
 }

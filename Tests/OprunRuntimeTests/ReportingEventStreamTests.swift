@@ -85,6 +85,15 @@ import Testing
     #expect(parsed["resumed"] == nil)
   }
 
+  @Test func aRetryTransitionSaysHowTheFailedAttemptEnded() throws {
+    let lines = stream([
+      transition(0, .executing, .ready, queue: 1, attempt: 2, termination: .signalled(9), at: 3),
+      transition(0, .executing, .ready, queue: 1, attempt: 3, termination: .exited(4), at: 4),
+    ])
+    #expect(lines[0].hasSuffix(#""from":"executing","to":"ready","attempt":2,"exit_code":null,"signal":9}"#))
+    #expect(lines[1].hasSuffix(#""attempt":3,"exit_code":4,"signal":null}"#))
+  }
+
   @Test func aResumedJobSaysSo() throws {
     let parsed = try object(stream([transition(0, .ready, .finished, outcome: .succeeded, resumed: true, at: 0)])[0])
     #expect(parsed["resumed"] as? Bool == true)

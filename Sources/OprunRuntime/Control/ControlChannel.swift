@@ -65,7 +65,7 @@ public final class ControlChannel {
   ) -> Result<ControlChannel, ControlChannelError> {
     if let problem = ControlFolder.prepare(folder) { return .failure(ControlChannelError(problem)) }
     let history: WatchHistory
-    switch WatchHistory.create() {
+    switch WatchHistory.create(limit: limits.historyLimit) {
     case .success(let created): history = created
     case .failure(let error): return .failure(ControlChannelError("no history for watchers: \(error)"))
     }
@@ -136,7 +136,7 @@ public final class ControlChannel {
   }
 
   /// A line of the run's watch stream: kept, and sent on to every watcher.
-  private func record(_ line: [UInt8]) {
+  func record(_ line: [UInt8]) {
     history.append(line)
     let failed = history.failure != nil
     for connection in Array(connections.values) {

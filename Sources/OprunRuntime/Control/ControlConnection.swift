@@ -89,6 +89,8 @@ final class ControlConnection {
       refuse(problem.message)
     case .success(let (command, args)):
       phase = .awaitingAnswer
+      // The run answers at once; this only keeps a connection from waiting forever on a bug.
+      setDeadline(limits.answerTimeout) { $0.refuse("the run did not answer") }
       let request = ControlRequest(command: command, args: args, peerUID: peer.uid, peerPID: peer.pid)
       channel.apply(.control(request, reply: ControlReply { [weak self] in self?.answered($0, to: command) }))
     }
@@ -96,9 +98,10 @@ final class ControlConnection {
 
   private func answered(_ answer: ControlAnswer, to command: String) {
     guard phase == .awaitingAnswer else { return }
+    clearDeadline()
     if command == "watch", answer.ok {
       if let failure = channel.history.failure {
-        refuse("the run's history for watchers is lost: \(errorMessage(failure))")
+        refuse("the run's history for watchers is no longer kept: \(failure)")
       } else {
         write(ControlWire.answerLine(answer))
         startWatching()

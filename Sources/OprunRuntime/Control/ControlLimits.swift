@@ -11,6 +11,9 @@ public struct ControlLimits: Sendable {
   public var pendingConnections = 64
   /// How far a watcher may fall behind the run before it is dropped: 8 MiB (SPEC §8).
   public var watchLag = 8 << 20
+  /// Bytes of history kept for watchers, at most: 1 GiB (on disk, not in memory). Past it,
+  /// watchers are dropped and `watch` is refused; the run goes on.
+  public var historyLimit = WatchHistory.defaultLimit
   /// Bytes of history handed to a watcher's socket at a time: 64 KiB, also about what a
   /// watcher holds in memory.
   public var watchChunk = 64 << 10

@@ -38,25 +38,24 @@ enum UnixSocket {
     }
   }
 
-  /// A non-blocking socket listening at `path`, mode 0600 from its creation on. A stale
-  /// socket file there (a killed run's) is removed and replaced; a live one is left alone.
+  /// A non-blocking socket listening at `path`, mode 0600. A stale socket file there (a
+  /// killed run's) is removed and replaced; a live one is left alone. The socket is made
+  /// with the process's umask and narrowed right after; its folder, 0700, keeps everyone
+  /// else out meanwhile (changing the umask instead would change it for the whole process).
   static func listen(at path: String, backlog: Int32) -> Result<Int32, SystemError> {
-    var fd = listenOnce(path, backlog)
+    var fd = oprun_unix_listen(path, backlog)
     if fd < 0, errno == EADDRINUSE, isStale(path), isSocketFile(path) {
       unlink(path)
-      fd = listenOnce(path, backlog)
+      fd = oprun_unix_listen(path, backlog)
     }
     guard fd >= 0 else { return .failure(SystemError("bind '\(path)'")) }
-    // The folder is 0700 already; the mode is the socket's own guard too.
-    chmod(path, 0o600)
+    guard chmod(path, 0o600) == 0 else {
+      let failure = SystemError("chmod '\(path)'")
+      close(fd)
+      unlink(path)
+      return .failure(failure)
+    }
     return .success(fd)
-  }
-
-  /// Binds with a umask that leaves the owner alone: no moment with a wider mode.
-  private static func listenOnce(_ path: String, _ backlog: Int32) -> Int32 {
-    let previous = umask(0o177)
-    defer { umask(previous) }
-    return oprun_unix_listen(path, backlog)
   }
 
   /// The file system identity of `path` itself (`lstat`), to recognise it later.
@@ -72,7 +71,7 @@ enum UnixSocket {
     unlink(path)
   }
 
-  private static func isSocketFile(_ path: String) -> Bool {
+  static func isSocketFile(_ path: String) -> Bool {
     var status = stat()
     return lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFSOCK
   }

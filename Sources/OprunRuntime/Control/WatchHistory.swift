@@ -21,26 +21,36 @@ final class WatchHistory {
   private var fileLength = 0
   /// The history's bytes after `fileLength`, not written yet.
   private var tail: [UInt8] = []
-  /// The `errno` of a write that failed; from then on nothing more is kept.
-  private(set) var failure: Int32?
+  /// Why the history stopped being kept (a write failed, or it reached `limit`); from then
+  /// on nothing more is kept.
+  private(set) var failure: String?
+  /// Bytes at most: a run's output could otherwise fill the disk its jobs need.
+  let limit: Int
   /// Set once the run's last line is in: nothing follows.
   private(set) var isComplete = false
 
-  private init(fd: Int32) {
+  private init(fd: Int32, limit: Int) {
     self.fd = fd
+    self.limit = limit
     tail.reserveCapacity(Self.tailCapacity)
   }
 
   deinit { close(fd) }
 
-  /// A new, empty history, in the first of `folders` that can hold its file.
-  static func create(in folders: [String] = defaultFolders()) -> Result<WatchHistory, SystemError> {
+  /// 1 GiB: hours of a busy run's events and output, and a bound on the disk it takes.
+  static let defaultLimit = 1 << 30
+
+  /// A new, empty history of at most `limit` bytes, in the first of `folders` that can hold
+  /// its file.
+  static func create(in folders: [String] = defaultFolders(), limit: Int = defaultLimit) -> Result<
+    WatchHistory, SystemError
+  > {
     var lastError = SystemError("open", errno: ENOENT)
     for folder in folders {
       let fd = oprun_open_unnamed_file(folder)
-      if fd >= 0 { return .success(WatchHistory(fd: fd)) }
+      if fd >= 0 { return .success(WatchHistory(fd: fd, limit: limit)) }
       lastError = SystemError("open a temporary file in '\(folder)'")
-      if let fd = namedThenUnlinked(in: folder) { return .success(WatchHistory(fd: fd)) }
+      if let fd = namedThenUnlinked(in: folder) { return .success(WatchHistory(fd: fd, limit: limit)) }
     }
     return .failure(lastError)
   }
@@ -68,6 +78,10 @@ final class WatchHistory {
   /// Adds one line (newline included); nothing once complete or failed.
   func append(_ line: [UInt8]) {
     guard failure == nil, !isComplete else { return }
+    guard length + line.count <= limit else {
+      failure = "it has reached \(limit >> 20) MiB"
+      return
+    }
     if tail.count + line.count > Self.tailCapacity { writeTail() }
     if failure == nil { tail.append(contentsOf: line) }
   }
@@ -134,7 +148,7 @@ final class WatchHistory {
       }
       if count < 0, errno == EINTR { continue }
       guard count > 0 else {
-        failure = count == 0 ? EIO : errno
+        failure = "cannot write it: " + errorMessage(count == 0 ? EIO : errno)
         return
       }
       written += count

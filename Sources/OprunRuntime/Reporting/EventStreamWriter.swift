@@ -137,6 +137,8 @@ public final class EventStreamWriter: RunObserver {
     object.field("to", transition.to.rawValue)
     object.field("attempt", transition.attempt)
     if transition.to == .executing { object.field("pids", transition.pids.map(Int.init)) }
+    // A retry: how the attempt that failed ended, as the human view says it.
+    if transition.from == .executing, transition.to == .ready { writeTermination(transition.termination, to: &object) }
     guard transition.to == .finished else { return }
     object.field("outcome", (transition.outcome ?? .cancelled).rawValue)
     writeTermination(transition.termination, to: &object)

@@ -84,6 +84,13 @@ import Testing
     runLoop(harness.loop) { harness.channel.isDrained }
   }
 
+  @Test func aRequestTheRunNeverAnswersIsRefusedAfterTheAnswerTimeout() throws {
+    let harness = try ChannelHarness(limits: Self.shortLimits)
+    harness.answer = { _ in nil }
+    #expect(try harness.exchange(#"{"command":"status"}"# + "\n") == refusal("the run did not answer"))
+    runLoop(harness.loop) { harness.channel.isDrained }
+  }
+
   @Test func onlyTheRunsOwnUserAndRootAreServed() {
     #expect(ControlChannel.serves(peer: 1000, runUID: 1000))
     #expect(ControlChannel.serves(peer: 0, runUID: 1000))

@@ -209,6 +209,23 @@ import Testing
     runLoop(harness.loop) { harness.channel.isDrained }
   }
 
+  @Test func aHistoryPastItsLimitDropsWatchersAndRefusesNewOnesWhileRequestsAreStillServed() throws {
+    var limits = ControlLimits()
+    limits.historyLimit = 200_000
+    let harness = try ChannelHarness(limits: limits)
+    let watcher = try attachWatcher(harness)
+    harness.record((0..<30).map { output(0, String(repeating: "h", count: 10_000) + "\n", at: Double($0)) })
+    runLoop(harness.loop) { watcher.isClosed }
+    #expect(watcher.lines.first == Self.okLine)
+    #expect(watcher.lines.last == #"{"event":"watch-dropped"}"#)
+    #expect(watcher.text.utf8.count < 200_000 + 100)
+
+    #expect(
+      try harness.exchange(Self.watchRequest)
+        == refusal("the run's history for watchers is no longer kept: it has reached 0 MiB"))
+    #expect(try harness.exchange(#"{"command":"status"}"# + "\n") == Self.okLine + "\n")
+  }
+
   @Test func theHistoryIsWholeLinesFromAnUnnamedFileAndHoldsLittleInMemory() throws {
     let history = try WatchHistory.create().get()
     let short = Array("{\"n\":1}\n".utf8)
