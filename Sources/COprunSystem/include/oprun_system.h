@@ -6,6 +6,10 @@
 
 #include <sys/types.h>
 
+// The control channel's socket calls. Included here so that a build whose module cache
+// predates that header sees it too (the module's umbrella is this folder).
+#include "oprun_control.h"
+
 // MARK: - Descriptors
 
 /// pipe2(O_CLOEXEC), with O_NONBLOCK on the read end only when asked.
