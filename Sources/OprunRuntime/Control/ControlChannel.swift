@@ -33,9 +33,21 @@ public final class ControlChannel {
 
   /// Records every event of the run, job output included, for watchers: add it to the
   /// driver before the run starts.
-  public private(set) lazy var recorder = EventStreamWriter(graph: graph, includingOutput: true) {
+  public private(set) lazy var recorder: any RunObserver = HistoryRecorder(channel: self)
+
+  /// Encodes events into the history's lines.
+  private lazy var encoder = EventStreamWriter(graph: graph, includingOutput: true) {
     [weak self] line in self?.record(line)
   }
+  /// Events not encoded yet. Most runs are never watched, so until a watcher attaches the
+  /// events wait here and are encoded in bulk only when they grow large (``unrecordedLimit``
+  /// events or ``unrecordedOutputLimit`` bytes of job output): a run nobody watches pays
+  /// next to nothing per event. Once a watcher has attached, every event is encoded at once.
+  private var unrecorded: [RunEvent] = []
+  private var unrecordedOutputBytes = 0
+  private var recordsLive = false
+  static let unrecordedLimit = 65_536
+  static let unrecordedOutputLimit = 4 << 20
 
   private init(
     path: String, listener: Int32, graph: JobGraph, loop: EventLoop, limits: ControlLimits, history: WatchHistory,
@@ -103,6 +115,7 @@ public final class ControlChannel {
   /// whatever is open ``ControlLimits/finalDrainLimit`` seconds from now is closed then.
   public func finish() {
     stopListening()
+    if !connections.isEmpty { recordLive() }
     history.complete()
     for connection in Array(connections.values) { connection.historyCompleted() }
     guard !connections.isEmpty, finalDeadline == nil else { return }
@@ -133,6 +146,33 @@ public final class ControlChannel {
 
   func remove(_ connection: ControlConnection) {
     connections.removeValue(forKey: ObjectIdentifier(connection))
+  }
+
+  /// An event of the run, for the history: encoded now once someone watches, else later.
+  func note(_ event: RunEvent) {
+    if recordsLive {
+      encoder.observe(event)
+      return
+    }
+    unrecorded.append(event)
+    if case .output(_, _, let text) = event.kind { unrecordedOutputBytes += text.count }
+    if unrecorded.count >= Self.unrecordedLimit || unrecordedOutputBytes >= Self.unrecordedOutputLimit {
+      recordUnrecorded()
+    }
+  }
+
+  /// A watcher attaches: the history is brought up to date, and from now on every event is
+  /// recorded as it happens.
+  func recordLive() {
+    recordUnrecorded()
+    recordsLive = true
+  }
+
+  private func recordUnrecorded() {
+    let events = unrecorded
+    unrecorded.removeAll(keepingCapacity: true)
+    unrecordedOutputBytes = 0
+    for event in events { encoder.observe(event) }
   }
 
   /// A line of the run's watch stream: kept, and sent on to every watcher.
@@ -206,5 +246,18 @@ public struct ControlChannelError: Error, Sendable, CustomStringConvertible {
 
   init(_ description: String) {
     self.description = description
+  }
+}
+
+/// The channel's observer of the run: hands every event to ``ControlChannel/note(_:)``.
+private final class HistoryRecorder: RunObserver {
+  weak var channel: ControlChannel?
+
+  init(channel: ControlChannel) {
+    self.channel = channel
+  }
+
+  func observe(_ event: RunEvent) {
+    channel?.note(event)
   }
 }

@@ -13,6 +13,8 @@
 /// (``ControlLimits/finalDrain``).
 extension ControlConnection {
   func startWatching() {
+    // Before this connection watches: what the history gains now is history to it, not lag.
+    channel.recordLive()
     phase = .watching
     historyOffset = 0
     attachedAt = channel.history.length

@@ -52,6 +52,18 @@ import Testing
     runLoop(harness.loop) { harness.channel.isDrained }
   }
 
+  @Test func eventsNobodyWatchesWaitUnencodedUntilAWatcherAttaches() throws {
+    let harness = try ChannelHarness()
+    let events = lifecycle(0, start: 0.1, end: 0.5, pid: 41) + [output(0, "done\n", at: 0.6)]
+    harness.record(events)
+    #expect(harness.channel.history.length == 0)
+    let watcher = try attachWatcher(harness)
+    let expected = Self.encoded(events, graph: harness.graph)
+    #expect(harness.channel.history.length == expected.reduce(0) { $0 + $1.utf8.count + 1 })
+    runLoop(harness.loop) { watcher.lines.count == 1 + expected.count }
+    #expect(watcher.lines == [Self.okLine] + expected)
+  }
+
   @Test func aRefusedWatchIsOnlyAnAnswer() throws {
     let harness = try ChannelHarness()
     harness.answer = { _ in .refused("not now") }
