@@ -30,11 +30,11 @@ test: deps
 	$(SWIFT) build
 	$(SWIFT) test
 
-# The queue, process-layer, reporter and driver tests under ThreadSanitizer, then the end-to-end
+# The queue, process-layer, reporter, driver and control-channel tests under ThreadSanitizer, then the end-to-end
 # tests against an instrumented oprun (a report lands in .build-tsan/reports.*).
 test-tsan: deps
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
-	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --filter 'Queue|Execution|Reporting|RunDriver'
+	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --filter 'Queue|Execution|Reporting|RunDriver|Control|JSON'
 	rm -f .build-tsan/reports.*
 	OPRUN=$(CURDIR)/.build-tsan/debug/oprun TSAN_OPTIONS=log_path=$(CURDIR)/.build-tsan/reports \
 	  $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --filter EndToEnd
