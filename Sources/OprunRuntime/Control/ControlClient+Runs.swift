@@ -24,9 +24,10 @@ extension ControlClient {
     public var description: String
   }
 
-  /// Seconds a run has to say what it is when runs are listed: 2 (a stopped run does not
-  /// answer, and one such run should not hold up the list for long).
-  public static let listingTimeout: Double = 2
+  /// Seconds a run has to say what it is when runs are listed: 5 (a stopped run does not
+  /// answer, and one such run should not hold up the list for long; a busy one on a loaded
+  /// machine, or under ThreadSanitizer, takes a few seconds).
+  public static let listingTimeout: Double = 5
 
   /// Every run of this user in progress, by pid: each socket in the folder that a process
   /// listens on. A stale one (a killed run's: a socket file nobody listens on) is removed

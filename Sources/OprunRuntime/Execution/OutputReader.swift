@@ -16,8 +16,9 @@ final class OutputReader {
   private var handler: OutputHandler?
   private(set) var isClosed = false
 
-  /// Reads taken per wake-up before letting other descriptors have a turn.
-  private static let readsPerTurn = 16
+  /// Reads taken per wake-up before letting other descriptors have a turn: 256 KiB, so that
+  /// a job that writes without pause cannot keep signals and control requests waiting long.
+  private static let readsPerTurn = 4
 
   init(fd: Int32, stream: OutputStream, framing: OutputFraming, handler: @escaping OutputHandler) {
     self.fd = fd
