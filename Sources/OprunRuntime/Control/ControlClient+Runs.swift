@@ -70,8 +70,9 @@ extension ControlClient {
       return .failure(SelectionFailure(description: "no run with pid \(pid) is in progress" + listing(runs)))
     case .manifest(let path):
       let wanted = absolutePath(path)
+      // Choosing a run waits as long as any request does: a busy run must not be missed.
       let matching = runs.filter { run in
-        runObject(of: run)?["manifest"]?.stringValue.map { samePath($0, wanted) } ?? false
+        runObject(of: run, timeout: answerTimeout)?["manifest"]?.stringValue.map { samePath($0, wanted) } ?? false
       }
       return pickOne(matching, of: runs, what: "of '\(wanted)' ")
     case .only:
