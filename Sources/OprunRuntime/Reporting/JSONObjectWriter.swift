@@ -68,22 +68,23 @@ public struct JSONObjectWriter: Sendable {
 
   /// An array of integers.
   public mutating func field(_ key: StaticString, _ values: [Int]) {
-    appendKey(key)
-    bytes.append(UInt8(ascii: "["))
-    for (index, value) in values.enumerated() {
-      if index > 0 { bytes.append(UInt8(ascii: ",")) }
-      DecimalText.append(value, to: &bytes)
-    }
-    bytes.append(UInt8(ascii: "]"))
+    appendArray(key, values) { DecimalText.append($0, to: &$1) }
   }
 
   /// An array of strings.
   public mutating func field(_ key: StaticString, _ values: [String]) {
+    appendArray(key, values) { JSONText.appendString($0, to: &$1) }
+  }
+
+  /// `"key":[e1,e2,…]`, each element written by `appendElement`.
+  private mutating func appendArray<Element>(
+    _ key: StaticString, _ values: [Element], _ appendElement: (Element, inout [UInt8]) -> Void
+  ) {
     appendKey(key)
     bytes.append(UInt8(ascii: "["))
     for (index, value) in values.enumerated() {
       if index > 0 { bytes.append(UInt8(ascii: ",")) }
-      JSONText.appendString(value, to: &bytes)
+      appendElement(value, &bytes)
     }
     bytes.append(UInt8(ascii: "]"))
   }
