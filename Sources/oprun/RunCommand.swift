@@ -52,6 +52,13 @@ struct RunCommand: ParsableCommand {
   @Flag(name: [.customShort("v"), .long], help: "Also print attempts and completion commands.")
   var verbose = false
 
+  @Flag(
+    name: [.customShort("r"), .long], help: "Skip the jobs that succeeded unchanged in the last run (see oprun log).")
+  var resume = false
+
+  @Flag(help: "Keep no journal of this run in .oprun/runs/ beside the manifest.")
+  var noJournal = false
+
   func validate() throws {
     if keepGoing && failFast { throw ValidationError("--keep-going and --fail-fast exclude each other") }
     if quiet && verbose { throw ValidationError("--quiet and --verbose exclude each other") }
@@ -70,6 +77,9 @@ struct RunCommand: ParsableCommand {
     configuration.tracePath = trace
     configuration.grace = grace
     configuration.verbosity = quiet ? .quiet : verbose ? .verbose : .normal
+    configuration.resume = resume
+    configuration.keepsJournal = !noJournal
+    configuration.arguments = Array(CommandLine.arguments.dropFirst())
     throw ExitCode(LocalRun.execute(configuration))
   }
 }

@@ -85,6 +85,8 @@ public struct Transition: Sendable, Equatable {
   public var duration: Double?
   /// On `finished`: the job was not run again because a journal showed it unchanged (§9).
   public var resumed: Bool
+  /// On a job's first transition (from `pending`) under `--resume`: resumed, or why it runs.
+  public var decision: RunDecision?
 
   public init(
     job: JobID, queue: QueueID, from: JobState, to: JobState, attempt: Int = 1, pids: [Int32] = [],

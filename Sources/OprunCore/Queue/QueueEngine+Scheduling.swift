@@ -55,9 +55,14 @@ extension QueueEngine {
   }
 
   /// pending → ready, because the last dependency finished (or at start); then `run-if`.
+  /// A job `--resume` resumes finishes at once instead, without taking a slot.
   func becomeReady(_ job: JobID) {
     phase[job] = .ready
     emitTransition(job, from: .pending, to: .ready)
+    if resumePlan?.decisions[job] == .resumed, runConditionHolds(job) {
+      finish(job, from: .ready, outcome: .succeeded, duration: 0, at: clock(), resumed: true)
+      return
+    }
     enqueue(job)
     if !runConditionHolds(job) {
       raiseCancelledFlag(job, reason: .dependencyFailed)
@@ -95,12 +100,13 @@ extension QueueEngine {
 
   /// The one place a job finishes: records the outcome, emits the transition, applies
   /// `on-failure`, then releases the dependents (whose `run-if` is applied as they become ready).
-  func finish(_ job: JobID, from: JobState, outcome: Outcome, duration: Double, at time: Double) {
+  func finish(_ job: JobID, from: JobState, outcome: Outcome, duration: Double, at time: Double, resumed: Bool = false)
+  {
     phase[job] = .finished
     outcomes[job] = outcome
     finishedCount += 1
     outcomeCounts[outcome, default: 0] += 1
-    emitTransition(job, from: from, to: .finished, at: time, outcome: outcome, duration: duration)
+    emitTransition(job, from: from, to: .finished, at: time, outcome: outcome, duration: duration, resumed: resumed)
     if outcome == .failed || outcome == .timedOut {
       applyFailurePolicy()
     }
@@ -118,14 +124,16 @@ extension QueueEngine {
   }
 
   /// The engine's part of a transition; pids and terminations are the runtime's to add.
+  /// Under `--resume`, a job's first transition says what was decided for it.
   func emitTransition(
     _ job: JobID, from: JobState, to: JobState, at time: Double? = nil, outcome: Outcome? = nil,
-    duration: Double? = nil
+    duration: Double? = nil, resumed: Bool = false
   ) {
     guard !observers.isEmpty else { return }
-    let transition = Transition(
+    var transition = Transition(
       job: job, queue: queue(of: job), from: from, to: to, attempt: attempts[job], outcome: outcome,
-      duration: duration)
+      duration: duration, resumed: resumed)
+    if from == .pending { transition.decision = resumePlan?.decisions[job] }
     emit(.transition(transition), at: time ?? clock())
   }
 }

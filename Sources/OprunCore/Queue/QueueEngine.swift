@@ -60,11 +60,17 @@ public final class QueueEngine {
   /// `on-failure: stop` has fired: only `run-if` always/failure jobs start from now on.
   var stopTriggered = false
   var hasStarted = false
+  /// `--resume`: which jobs finish at once, resumed, and why the others run.
+  public let resumePlan: ResumePlan?
 
-  /// A run of `graph` whose events are stamped with `clock()` (seconds since the run started).
-  public init(graph: JobGraph, failurePolicy: FailurePolicy, clock: @escaping () -> Double) {
+  /// A run of `graph` whose events are stamped with `clock()` (seconds since the run
+  /// started); under `--resume`, the jobs `resumePlan` resumes finish as soon as they are ready.
+  public init(
+    graph: JobGraph, failurePolicy: FailurePolicy, resumePlan: ResumePlan? = nil, clock: @escaping () -> Double
+  ) {
     self.graph = graph
     self.failurePolicy = failurePolicy
+    self.resumePlan = resumePlan
     self.clock = clock
     let count = graph.jobs.count
     phase = Array(repeating: .pending, count: count)

@@ -21,48 +21,12 @@ public enum ManifestFile {
 
   /// Reads the whole file at `path`, or says in a diagnostic why it cannot.
   static func read(path: String) -> Result<SourceText, Diagnostic> {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else { return .failure(cannotRead(path, errno)) }
-    defer { close(descriptor) }
-
-    var status = stat()
-    guard fstat(descriptor, &status) == 0 else { return .failure(cannotRead(path, errno)) }
-    if status.st_mode & S_IFMT == S_IFDIR {
-      return .failure(Diagnostic(at: nil, "cannot read '\(path)': it is a directory"))
+    switch FileContents.read(path: path, limit: maximumSize) {
+    case .success(let bytes): .success(SourceText(path: path, bytes: bytes))
+    case .failure(.system(let error)): .failure(cannotRead(path, error))
+    case .failure(.isDirectory): .failure(Diagnostic(at: nil, "cannot read '\(path)': it is a directory"))
+    case .failure(.tooLarge): .failure(tooLarge(path))
     }
-    if Int(status.st_size) > maximumSize {
-      return .failure(tooLarge(path))
-    }
-    return readAll(descriptor, path: path, sizeHint: Int(status.st_size))
-  }
-
-  /// Reads until end of file: a pipe or a file that grows is read to its end, not to its `stat` size.
-  private static func readAll(_ descriptor: Int32, path: String, sizeHint: Int) -> Result<SourceText, Diagnostic> {
-    var chunks: [[UInt8]] = []
-    var capacity = max(sizeHint + 1, 4096)
-    var total = 0
-    while true {
-      var failure: Int32 = 0
-      let chunk = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
-        count = 0
-        while count < capacity {
-          let received = Glibc.read(descriptor, buffer.baseAddress! + count, capacity - count)
-          if received < 0, errno == EINTR { continue }
-          if received < 0 { failure = errno }
-          guard received > 0 else { return }
-          count += received
-        }
-      }
-      if failure != 0 { return .failure(cannotRead(path, failure)) }
-      total += chunk.count
-      if total > maximumSize { return .failure(tooLarge(path)) }
-      let isLast = chunk.count < capacity
-      chunks.append(chunk)
-      if isLast { break }
-      capacity *= 2
-    }
-    let bytes = chunks.count == 1 ? chunks[0] : Array(chunks.joined())
-    return .success(SourceText(path: path, bytes: bytes))
   }
 
   private static func cannotRead(_ path: String, _ error: Int32) -> Diagnostic {

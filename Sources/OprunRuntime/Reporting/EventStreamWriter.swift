@@ -137,6 +137,10 @@ public final class EventStreamWriter: RunObserver {
     object.field("to", transition.to.rawValue)
     object.field("attempt", transition.attempt)
     if transition.to == .executing { object.field("pids", transition.pids.map(Int.init)) }
+    if let decision = transition.decision {
+      object.field("why", decision.code)
+      object.field("reason", decision.text(in: graph))
+    }
     // A retry: how the attempt that failed ended, as the human view says it.
     if transition.from == .executing, transition.to == .ready { writeTermination(transition.termination, to: &object) }
     guard transition.to == .finished else { return }

@@ -34,7 +34,8 @@ extension HumanReporter {
   }
 
   /// `── summary: 12 jobs · 10 succeeded · 1 failed · 1 skipped · 3.42s wall · exit 1`; the
-  /// cancelled ones say how many `oprun ctl` cancelled: `2 cancelled (1 by control)`.
+  /// cancelled ones say how many `oprun ctl` cancelled: `2 cancelled (1 by control)`, the
+  /// succeeded ones how many `--resume` did not run again: `40 succeeded (36 resumed)`.
   func countsLine() -> String {
     var parts = [counted(summary.jobCount, "job")]
     for outcome in Self.summaryOrder {
@@ -42,6 +43,7 @@ extension HumanReporter {
       guard count > 0 else { continue }
       var text = "\(count) " + Self.word(for: outcome)
       if outcome == .cancelled, summary.cancelledByControl > 0 { text += " (\(summary.cancelledByControl) by control)" }
+      if outcome == .succeeded, summary.resumedCount > 0 { text += " (\(summary.resumedCount) resumed)" }
       parts.append(style.paint(text, TerminalStyle.colour(of: outcome)))
     }
     if let wallTime = summary.wallTime { parts.append(TimeText.duration(wallTime) + " wall") }

@@ -82,7 +82,8 @@ public final class HumanReporter: RunObserver {
       let ending = transition.termination.map(TimelineFormatter.terminationText) ?? "failed"
       showLine(at: time, "ready", name, "retrying: attempt \(transition.attempt - 1) ended with \(ending)")
     case .ready:
-      showLine(at: time, "ready", name)
+      // Under --resume, each job says what was decided for it.
+      showLine(at: time, "ready", name, transition.decision.map { PlanText.resumeReason($0, in: graph) } ?? "")
     case .executing:
       // Quiet runs of many jobs format no line they would not print.
       guard options.verbosity >= .normal else { return }

@@ -132,6 +132,14 @@ public struct JSONObjectWriter: Sendable {
     DecimalText.append(value, to: &bytes)
   }
 
+  /// A string member whose key is data.
+  public mutating func field(named key: String, _ value: String) {
+    separate()
+    JSONText.appendString(key, to: &bytes)
+    bytes.append(UInt8(ascii: ":"))
+    JSONText.appendString(value, to: &bytes)
+  }
+
   private mutating func appendKey(_ key: StaticString) {
     separate()
     bytes.append(UInt8(ascii: "\""))

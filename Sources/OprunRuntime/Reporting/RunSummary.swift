@@ -31,6 +31,8 @@ public struct RunSummary: Sendable, Equatable {
   public private(set) var counts: [Outcome: Int]
   /// Finished jobs, in the order they finished.
   public private(set) var results: [JobResult] = []
+  /// Jobs `--resume` did not run again.
+  public private(set) var resumedCount = 0
   /// The last lines of output of every failed or timed-out job.
   public private(set) var failureTails: [JobID: OutputTail] = [:]
   /// Seconds from start to `run-finished`; nil until the run has finished.
@@ -104,6 +106,7 @@ public struct RunSummary: Sendable, Equatable {
         attempt: transition.attempt, cancelReason: cancelReasons[job], resumed: transition.resumed,
         executed: executedJobs.contains(job), finishedAt: time))
     counts[outcome, default: 0] += 1
+    if transition.resumed { resumedCount += 1 }
     finishedOutcomes[job] = outcome
     let tail = tails.removeValue(forKey: job)
     if results[results.count - 1].isFailure { failureTails[job] = tail ?? OutputTail(capacity: tailCapacity) }

@@ -13,11 +13,22 @@ public enum LocalRun {
       writeAll(2, message)
       return ExitStatus.usage
     }
+    let fingerprints = configuration.keepsJournal || configuration.resume ? graph.fingerprints() : nil
+    var resumePlan: ResumePlan?
+    var warnings: [String] = []
+    if configuration.resume, let fingerprints {
+      (resumePlan, warnings) = JournalFolder(manifestPath: configuration.manifestPath).resumePlan(
+        for: graph, fingerprints: fingerprints)
+    }
     if configuration.dryRun {
-      writeAll(1, PlanText.render(graph.plan(), of: graph))
+      for warning in warnings { writeAll(2, "oprun: warning: \(warning)\n") }
+      writeAll(1, PlanText.render(graph.plan(), of: graph, resumePlan: resumePlan))
       return ExitStatus.success
     }
-    return RunSession(graph: graph, configuration: configuration).run()
+    return RunSession(
+      graph: graph, configuration: configuration, fingerprints: fingerprints, resumePlan: resumePlan,
+      warnings: warnings
+    ).run()
   }
 
   /// The manifest's validated graph, with `-j` and the named targets applied, or the text

@@ -22,6 +22,12 @@ public struct RunConfiguration: Sendable {
   /// Seconds between the cancelling signal and SIGKILL.
   public var grace: Double = 5
   public var verbosity: Verbosity = .normal
+  /// `--resume`: skip the jobs that succeeded unchanged in the last run.
+  public var resume = false
+  /// Keep a journal of the run in `.oprun/runs/` (off with `--no-journal`).
+  public var keepsJournal = true
+  /// oprun's arguments as given, for the journal's header.
+  public var arguments: [String] = []
 
   public init(manifestPath: String) {
     self.manifestPath = manifestPath

@@ -50,9 +50,10 @@ public final class RunDriver {
   private var isTakingSteps = false
 
   /// A run of `graph` on `backend`, timed by `clock`; `failurePolicy` is `on-failure` as
-  /// the manifest or the command line set it.
+  /// the manifest or the command line set it; `resumePlan` is `--resume`'s decision.
   public init(
-    graph: JobGraph, failurePolicy: FailurePolicy, grace: Double, backend: any JobBackend, clock: any RunClock
+    graph: JobGraph, failurePolicy: FailurePolicy, grace: Double, resumePlan: ResumePlan? = nil,
+    backend: any JobBackend, clock: any RunClock
   ) {
     self.graph = graph
     self.backend = backend
@@ -60,7 +61,8 @@ public final class RunDriver {
     self.grace = grace
     let startTime = clock.now()
     self.startTime = startTime
-    engine = QueueEngine(graph: graph, failurePolicy: failurePolicy, clock: { clock.now() - startTime })
+    engine = QueueEngine(
+      graph: graph, failurePolicy: failurePolicy, resumePlan: resumePlan, clock: { clock.now() - startTime })
     engine.addObserver(EngineListener(driver: self))
     backend.reportHandler = { [unowned self] report in self.report(report) }
   }
@@ -70,10 +72,10 @@ public final class RunDriver {
     bus.add(observer)
   }
 
-  /// Begins the run: announces it as `run` (with its control socket, if any) and starts
-  /// every job that can start.
-  public func start(run: RunIdentity, control: String? = nil) {
-    take(.begin(run: run, control: control))
+  /// Begins the run: announces it as `run` (with its control socket, if any), gives the
+  /// `warnings` found while preparing it, and starts every job that can start.
+  public func start(run: RunIdentity, control: String? = nil, warnings: [String] = []) {
+    take(.begin(run: run, control: control, warnings: warnings))
   }
 
   /// Begins a run known only by its id (tests): the manifest's path as the graph has it,
@@ -147,9 +149,10 @@ public final class RunDriver {
 
   private func perform(_ step: Step) {
     switch step {
-    case .begin(let run, let control):
+    case .begin(let run, let control, let warnings):
       identity = run
       publish(.runStarted(queues: graph.queues, jobs: graph.jobs.count, run: run.id, control: control))
+      for warning in warnings { publish(.warning(warning)) }
       engine.start()
     case .command(let command):
       perform(command)
@@ -207,14 +210,15 @@ public final class RunDriver {
       transition.termination = ending.termination
     }
     bus.deliver(RunEvent(time: event.time, .transition(transition)))
-    if transition.to == .finished, graph.jobs[transition.job].completion != nil {
+    // A resumed job ran nothing: it has nothing to complete.
+    if transition.to == .finished, !transition.resumed, graph.jobs[transition.job].completion != nil {
       take(.startCompletion(transition))
     }
   }
 
   /// A unit of the driver's work, taken in order.
   enum Step {
-    case begin(run: RunIdentity, control: String?)
+    case begin(run: RunIdentity, control: String?, warnings: [String])
     case command(RunCommand)
     case report(BackendReport)
     /// A reaction: the engine cancelled `job` (or timed it out) while `attempt` ran.

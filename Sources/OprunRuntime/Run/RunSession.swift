@@ -7,11 +7,22 @@ import OprunCore
 final class RunSession {
   let graph: JobGraph
   let configuration: RunConfiguration
+  /// Every job's fingerprint, for the journal; nil without one.
+  let fingerprints: [JobFingerprint]?
+  /// `--resume`'s decision, and the warnings found on the way.
+  let resumePlan: ResumePlan?
+  let warnings: [String]
   let loop = EventLoop()
 
-  init(graph: JobGraph, configuration: RunConfiguration) {
+  init(
+    graph: JobGraph, configuration: RunConfiguration, fingerprints: [JobFingerprint]?, resumePlan: ResumePlan?,
+    warnings: [String]
+  ) {
     self.graph = graph
     self.configuration = configuration
+    self.fingerprints = fingerprints
+    self.resumePlan = resumePlan
+    self.warnings = warnings
   }
 
   func run() -> Int32 {
@@ -39,8 +50,11 @@ final class RunSession {
       environment: JobEnvironment(inherited: JobEnvironment.inherited()))
     let driver = RunDriver(
       graph: graph, failurePolicy: configuration.failurePolicy ?? graph.manifest.onFailure,
-      grace: configuration.grace, backend: backend, clock: loop)
+      grace: configuration.grace, resumePlan: resumePlan, backend: backend, clock: loop)
     for observer in observers { driver.addObserver(observer) }
+    let identity = RunIdentity.starting(id: RunID.make(), manifestPath: configuration.manifestPath)
+    var warnings = warnings
+    if let journalWarning = openJournal(of: identity, driver: driver) { warnings.append(journalWarning) }
     output.onReaderClosed = { driver.apply(.outputClosed) }
     output.onWarning = { driver.warn($0) }
 
@@ -55,8 +69,8 @@ final class RunSession {
     }
 
     let (control, controlWarning) = openControlChannel(driver: driver)
-    driver.start(run: .starting(id: RunID.make(), manifestPath: configuration.manifestPath), control: control?.path)
-    if let controlWarning { driver.warn(controlWarning) }
+    if let controlWarning { warnings.append(controlWarning) }
+    driver.start(run: identity, control: control?.path, warnings: warnings)
     loop.run { driver.isFinished }
     control?.stopListening()
     let status = driver.finish()
@@ -89,6 +103,24 @@ final class RunSession {
       driver.apply(.continueJobs)
     default:
       break
+    }
+  }
+
+  /// Adds the journal's writer to `driver`'s observers; or, when it cannot be kept, the
+  /// warning to give (the run goes on without one).
+  private func openJournal(of identity: RunIdentity, driver: RunDriver) -> String? {
+    guard configuration.keepsJournal, let fingerprints else { return nil }
+    let folder = JournalFolder(manifestPath: configuration.manifestPath)
+    switch folder.create(run: identity.id) {
+    case .failure(let error):
+      return "no journal of this run (\(error.message)); --resume will not know it"
+    case .success(let (descriptor, file)):
+      driver.addObserver(
+        JournalWriter(
+          descriptor: descriptor, file: file, graph: graph, fingerprints: fingerprints, identity: identity,
+          arguments: configuration.arguments, targets: configuration.targets, warn: { driver.warn($0) }))
+      folder.prune()
+      return nil
     }
   }
 

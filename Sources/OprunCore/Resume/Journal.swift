@@ -1,0 +1,206 @@
+/// A run's journal as read back (SPEC §9): its header, one record per finished job, and its
+/// closing line, each from one line of NDJSON.
+///
+/// Read line by line and never trusted: a line that is not a JSON object of a known `type`
+/// with the fields that type needs is skipped and counted in ``problems``; the rest still
+/// counts. A journal whose header declares a newer format is read as having no job records,
+/// since its fingerprints may mean something else.
+public struct Journal: Sendable {
+  public var header: JournalHeader?
+  /// In the order written; a job written twice keeps its last record in ``recordsByJob``.
+  public var records: [JournalRecord] = []
+  public var end: JournalEnd?
+  /// Lines that could not be read: 1-based line number and why.
+  public var problems: [(line: Int, message: String)] = []
+  /// The header declares a format newer than ``Journal/format``: no record was taken.
+  public var isFromNewerFormat = false
+  /// Each line that was read, as JSON, in order: what `oprun log --json` prints. Kept only
+  /// when asked for.
+  public var lines: [(kind: LineKind, value: JSONValue)] = []
+
+  /// The format this oprun writes (`format` in the header).
+  public static let format = 1
+
+  public enum LineKind: Sendable {
+    case header
+    case job
+    case end
+  }
+
+  public init() {}
+
+  /// Each job's last record, by name.
+  public var recordsByJob: [String: JournalRecord] {
+    Dictionary(records.map { ($0.job, $0) }, uniquingKeysWith: { _, last in last })
+  }
+
+  /// Reads the journal in `bytes`; `keepingLines` keeps each line's JSON in ``lines``.
+  public static func read(_ bytes: [UInt8], keepingLines: Bool = false) -> Journal {
+    var journal = Journal()
+    var lineNumber = 0
+    var start = 0
+    let limits = JSONLimits(maximumLength: 1 << 20, maximumDepth: 8)
+    while start < bytes.count {
+      lineNumber += 1
+      let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
+      let line = bytes[start..<newline]
+      start = newline + 1
+      if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") }) { continue }
+      if newline == bytes.count {
+        // Written lines always end with a newline: one without was cut short.
+        journal.problems.append((lineNumber, "the line is incomplete"))
+        continue
+      }
+      switch JSONValue.parse(line, limits: limits) {
+      case .failure(let error):
+        journal.problems.append((lineNumber, "not JSON (\(error.message))"))
+      case .success(let value):
+        journal.take(value, lineNumber: lineNumber, keepingLines: keepingLines)
+      }
+    }
+    return journal
+  }
+
+  private mutating func take(_ value: JSONValue, lineNumber: Int, keepingLines: Bool) {
+    let kind: LineKind
+    switch value["type"]?.stringValue {
+    case "header":
+      guard let header = JournalHeader(value) else {
+        return problems.append((lineNumber, "a header without its run, manifest or start"))
+      }
+      if self.header != nil { return problems.append((lineNumber, "a second header")) }
+      self.header = header
+      isFromNewerFormat = header.format > Self.format
+      kind = .header
+    case "job":
+      guard !isFromNewerFormat else { return }
+      guard let record = JournalRecord(value) else {
+        return problems.append((lineNumber, "a job line without its job, outcome or fingerprint"))
+      }
+      records.append(record)
+      kind = .job
+    case "end":
+      guard let end = JournalEnd(value) else {
+        return problems.append((lineNumber, "an end line without its exit code"))
+      }
+      self.end = end
+      kind = .end
+    case let type?:
+      return problems.append((lineNumber, "a line of unknown type '\(type)'"))
+    case nil:
+      return problems.append((lineNumber, "a line without a type"))
+    }
+    if keepingLines { lines.append((kind, value)) }
+  }
+}
+
+/// A journal's first line: which run of which manifest, started when, by which oprun.
+public struct JournalHeader: Sendable, Equatable {
+  public var run: String
+  /// The manifest's absolute path when the run started.
+  public var manifest: String
+  /// Unix time in seconds.
+  public var start: Double
+  public var oprun: String
+  /// oprun's arguments, as given.
+  public var args: [String]
+  /// The jobs named on the command line (the run covered them and their dependencies);
+  /// empty when every job was selected.
+  public var targets: [String]
+  public var format: Int
+
+  public init(
+    run: String, manifest: String, start: Double, oprun: String, args: [String], targets: [String],
+    format: Int = Journal.format
+  ) {
+    self.run = run
+    self.manifest = manifest
+    self.start = start
+    self.oprun = oprun
+    self.args = args
+    self.targets = targets
+    self.format = format
+  }
+
+  init?(_ value: JSONValue) {
+    guard let run = value["run"]?.stringValue, let manifest = value["manifest"]?.stringValue,
+      let start = value["start"]?.doubleValue
+    else { return nil }
+    self.init(
+      run: run, manifest: manifest, start: start, oprun: value["oprun"]?.stringValue ?? "",
+      args: value["args"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+      targets: value["targets"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+      format: value["format"]?.intValue ?? 1)
+  }
+}
+
+/// One finished job in a journal.
+public struct JournalRecord: Sendable, Equatable {
+  public var job: String
+  public var outcome: Outcome
+  public var exitCode: Int?
+  public var signal: Int?
+  /// Unix time in seconds: when it began executing, or finished without executing.
+  public var start: Double
+  /// Seconds executing; 0 when it did not execute.
+  public var duration: Double
+  public var fingerprint: UInt64
+  /// Each part of the fingerprint, when the line has them.
+  public var parts: [FingerprintPart: UInt64]
+  /// It did not run: an earlier journal showed it unchanged.
+  public var resumed: Bool
+
+  public init(
+    job: String, outcome: Outcome, exitCode: Int? = nil, signal: Int? = nil, start: Double = 0, duration: Double = 0,
+    fingerprint: UInt64, parts: [FingerprintPart: UInt64] = [:], resumed: Bool = false
+  ) {
+    self.job = job
+    self.outcome = outcome
+    self.exitCode = exitCode
+    self.signal = signal
+    self.start = start
+    self.duration = duration
+    self.fingerprint = fingerprint
+    self.parts = parts
+    self.resumed = resumed
+  }
+
+  init?(_ value: JSONValue) {
+    guard let job = value["job"]?.stringValue, let outcome = value["outcome"]?.stringValue.flatMap(Outcome.init),
+      let fingerprint = value["fingerprint"]?.stringValue.flatMap(JobFingerprint.value(of:))
+    else { return nil }
+    var parts: [FingerprintPart: UInt64] = [:]
+    for (key, member) in value["parts"]?.objectValue ?? [] {
+      if let part = FingerprintPart(rawValue: key), let hash = member.stringValue.flatMap(JobFingerprint.value(of:)) {
+        parts[part] = hash
+      }
+    }
+    self.init(
+      job: job, outcome: outcome, exitCode: value["exit_code"]?.intValue, signal: value["signal"]?.intValue,
+      start: value["start"]?.doubleValue ?? 0, duration: value["duration"]?.doubleValue ?? 0,
+      fingerprint: fingerprint, parts: parts, resumed: value["resumed"]?.boolValue ?? false)
+  }
+}
+
+/// A journal's last line: how the run ended.
+public struct JournalEnd: Sendable, Equatable {
+  public var exitCode: Int
+  public var counts: [Outcome: Int]
+  /// Seconds from the run's start to its end.
+  public var duration: Double?
+
+  public init(exitCode: Int, counts: [Outcome: Int], duration: Double?) {
+    self.exitCode = exitCode
+    self.counts = counts
+    self.duration = duration
+  }
+
+  init?(_ value: JSONValue) {
+    guard let exitCode = value["exit_code"]?.intValue else { return nil }
+    var counts: [Outcome: Int] = [:]
+    for (key, member) in value["counts"]?.objectValue ?? [] {
+      if let outcome = Outcome(rawValue: key), let count = member.intValue { counts[outcome] = count }
+    }
+    self.init(exitCode: exitCode, counts: counts, duration: value["duration"]?.doubleValue)
+  }
+}

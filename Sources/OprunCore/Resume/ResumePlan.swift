@@ -1,0 +1,120 @@
+/// Which jobs `--resume` skips and why each other job runs (SPEC §9): taken before the run
+/// starts, from the jobs' fingerprints and what the last run of the manifest recorded.
+///
+/// A job is resumed when its last record is a success with the same fingerprint and every
+/// job it depends on is resumed too; everything else runs, and says why.
+public struct ResumePlan: Sendable {
+  /// By ``JobID``.
+  public var decisions: [RunDecision]
+  /// The run whose journal the plan was made against; nil when there was none.
+  public var journalRun: String?
+
+  public var resumedCount: Int { decisions.count { $0 == .resumed } }
+
+  public init(decisions: [RunDecision], journalRun: String?) {
+    self.decisions = decisions
+    self.journalRun = journalRun
+  }
+
+  /// The plan for `graph` whose fingerprints are `fingerprints`, against `records` (each
+  /// job's last record by name, see ``JournalHistory``), or with no journal at all.
+  public init(graph: JobGraph, fingerprints: [JobFingerprint], records: [String: JournalRecord]?, journalRun: String?) {
+    var decisions = [RunDecision](repeating: .resumed, count: graph.jobs.count)
+    for job in graph.topologicalOrder() {
+      decisions[job] = Self.decide(
+        graph.jobs[job], fingerprint: fingerprints[job], record: records.map { $0[graph.jobs[job].name] },
+        decisions: decisions)
+    }
+    self.init(decisions: decisions, journalRun: journalRun)
+  }
+
+  /// `record` is nil without a journal, `.some(nil)` when the journal has no line for the job.
+  private static func decide(
+    _ job: JobNode, fingerprint: JobFingerprint, record: JournalRecord??, decisions: [RunDecision]
+  ) -> RunDecision {
+    guard let record else { return .runs(.noJournal) }
+    guard let record else { return .runs(.notInLastRun) }
+    if record.fingerprint != fingerprint.value {
+      let changed = FingerprintPart.allCases.filter { part in
+        record.parts[part].map { $0 != fingerprint.parts[part] } ?? false
+      }
+      if !changed.isEmpty || record.parts.isEmpty { return .runs(.changed(changed)) }
+    }
+    guard record.outcome == .succeeded else { return .runs(.lastOutcome(record.outcome)) }
+    for dependency in job.dependencies {
+      if case .runs(let reason) = decisions[dependency] {
+        return .runs(.dependencyRuns(dependency, origin: reason.origin ?? dependency))
+      }
+    }
+    // Every part and every dependency is unchanged, so the whole is too unless the
+    // record is damaged or from another fingerprint scheme.
+    return record.fingerprint == fingerprint.value ? .resumed : .runs(.changed([]))
+  }
+}
+
+/// What `--resume` decided for one job.
+public enum RunDecision: Equatable, Sendable {
+  case resumed
+  case runs(RunReason)
+}
+
+/// Why a job runs under `--resume`.
+public enum RunReason: Equatable, Sendable {
+  /// No journal of an earlier run of the manifest.
+  case noJournal
+  /// The last run that covered the job has no record of it: it never finished there.
+  case notInLastRun
+  /// It did not succeed last time.
+  case lastOutcome(Outcome)
+  /// These parts of its fingerprint changed (none named when the record cannot say which).
+  case changed([FingerprintPart])
+  /// This dependency runs; `origin` is the job up the chain that runs for a reason of its own.
+  case dependencyRuns(JobID, origin: JobID)
+
+  /// The job at the top of a chain of `dependencyRuns`; nil for a reason of the job's own.
+  var origin: JobID? {
+    if case .dependencyRuns(_, let origin) = self { return origin }
+    return nil
+  }
+
+  /// A word for scripts: the `why` of the event stream.
+  public var code: String {
+    switch self {
+    case .noJournal: "no-journal"
+    case .notInLastRun: "not-in-last-run"
+    case .lastOutcome(let outcome): outcome.rawValue
+    case .changed: "changed"
+    case .dependencyRuns: "dependency-runs"
+    }
+  }
+}
+
+extension RunDecision {
+  /// A word for scripts: `resumed`, or the reason's code.
+  public var code: String {
+    switch self {
+    case .resumed: "resumed"
+    case .runs(let reason): reason.code
+    }
+  }
+
+  /// For people: `resumed`, `command changed`, `dependency build runs (because of lib)`.
+  public func text(in graph: JobGraph) -> String {
+    switch self {
+    case .resumed:
+      return "resumed"
+    case .runs(.noJournal):
+      return "no journal of an earlier run"
+    case .runs(.notInLastRun):
+      return "not finished in the last run"
+    case .runs(.lastOutcome(let outcome)):
+      return outcome == .timedOut ? "timed out last time" : "\(outcome.rawValue) last time"
+    case .runs(.changed(let parts)):
+      guard !parts.isEmpty else { return "changed" }
+      return parts.map(\.rawValue).joined(separator: ", ") + " changed"
+    case .runs(.dependencyRuns(let dependency, let origin)):
+      let text = "dependency \(graph.jobs[dependency].name) runs"
+      return origin == dependency ? text : text + " (because of \(graph.jobs[origin].name))"
+    }
+  }
+}

@@ -1,0 +1,72 @@
+import Glibc
+
+/// Reading a whole file into memory, bounded: the one loader of the manifest and the journals.
+enum FileContents {
+  /// Why a file was not read.
+  enum Failure: Error, Equatable {
+    /// `open`, `fstat` or `read` failed with this errno.
+    case system(Int32)
+    case isDirectory
+    /// Longer than the limit it was read with.
+    case tooLarge
+  }
+
+  /// Every byte of the file at `path`, up to `limit` bytes.
+  static func read(path: String, limit: Int) -> Result<[UInt8], Failure> {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return .failure(.system(errno)) }
+    defer { close(descriptor) }
+    var status = stat()
+    guard fstat(descriptor, &status) == 0 else { return .failure(.system(errno)) }
+    if status.st_mode & S_IFMT == S_IFDIR { return .failure(.isDirectory) }
+    if Int(status.st_size) > limit { return .failure(.tooLarge) }
+    return readAll(descriptor, limit: limit, sizeHint: Int(status.st_size))
+  }
+
+  /// At most the first `count` bytes of the file at `path` (fewer when it is shorter).
+  static func readPrefix(path: String, count: Int) -> Result<[UInt8], Failure> {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return .failure(.system(errno)) }
+    defer { close(descriptor) }
+    var failure: Int32 = 0
+    let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, filled in
+      filled = 0
+      while filled < count {
+        let received = Glibc.read(descriptor, buffer.baseAddress! + filled, count - filled)
+        if received < 0, errno == EINTR { continue }
+        if received < 0 { failure = errno }
+        guard received > 0 else { return }
+        filled += received
+      }
+    }
+    return failure == 0 ? .success(bytes) : .failure(.system(failure))
+  }
+
+  /// Reads until end of file: a pipe or a file that grows is read to its end, not to its `stat` size.
+  private static func readAll(_ descriptor: Int32, limit: Int, sizeHint: Int) -> Result<[UInt8], Failure> {
+    var chunks: [[UInt8]] = []
+    var capacity = max(sizeHint + 1, 4096)
+    var total = 0
+    while true {
+      var failure: Int32 = 0
+      let chunk = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+        count = 0
+        while count < capacity {
+          let received = Glibc.read(descriptor, buffer.baseAddress! + count, capacity - count)
+          if received < 0, errno == EINTR { continue }
+          if received < 0 { failure = errno }
+          guard received > 0 else { return }
+          count += received
+        }
+      }
+      if failure != 0 { return .failure(.system(failure)) }
+      total += chunk.count
+      if total > limit { return .failure(.tooLarge) }
+      let isLast = chunk.count < capacity
+      chunks.append(chunk)
+      if isLast { break }
+      capacity *= 2
+    }
+    return .success(chunks.count == 1 ? chunks[0] : Array(chunks.joined()))
+  }
+}

@@ -1,0 +1,40 @@
+import OprunCore
+
+extension JournalFolder {
+  /// `--resume`'s plan for `graph` against this manifest's journals, newest first, and a
+  /// warning for each journal or line that could not be read (the jobs they recorded run).
+  public func resumePlan(for graph: JobGraph, fingerprints: [JobFingerprint]) -> (plan: ResumePlan, warnings: [String])
+  {
+    var (entries, warnings) = entries()
+    let history = JournalHistory.lastRecords(for: graph) {
+      while let entry = entries.popLast() {
+        switch read(entry) {
+        case .failure(let error):
+          warnings.append("cannot read the journal \(error.message); ignored")
+        case .success(let journal):
+          if let warning = Self.warning(about: journal, in: entry.file) { warnings.append(warning) }
+          return journal
+        }
+      }
+      return nil
+    }
+    guard let history else {
+      warnings.append("--resume: no journal of an earlier run of \(manifestName) in \(path): every job runs")
+      return (ResumePlan(graph: graph, fingerprints: fingerprints, records: nil, journalRun: nil), warnings)
+    }
+    let plan = ResumePlan(graph: graph, fingerprints: fingerprints, records: history.records, journalRun: history.run)
+    return (plan, warnings)
+  }
+
+  /// One warning for what could not be read in `journal`, or nil when everything could.
+  static func warning(about journal: Journal, in file: String) -> String? {
+    if journal.isFromNewerFormat {
+      return "\(file) was written by a newer oprun (journal format \(journal.header?.format ?? 0)): "
+        + "the jobs it recorded run again"
+    }
+    guard let first = journal.problems.first else { return nil }
+    let count = journal.problems.count
+    return "\(file): skipped \(counted(count, "line")) that could not be read (line \(first.line): "
+      + "\(first.message)); the jobs \(count == 1 ? "it" : "they") recorded run again"
+  }
+}

@@ -1,0 +1,99 @@
+import Glibc
+import OprunCore
+
+/// Where a manifest's journals live: `.oprun/runs/` in the manifest's folder, one
+/// `RUN-ID.ndjson` per run (SPEC §9). Several manifests may share a folder; a journal
+/// belongs to the manifest its header names (by file name, so that a clone in another
+/// folder, with `.oprun/` restored from a cache, still finds its runs).
+public struct JournalFolder: Sendable {
+  /// `.oprun/runs` beside the manifest.
+  public let path: String
+  /// The manifest's file name.
+  public let manifestName: String
+
+  /// Journals are kept for this many runs of a manifest; older ones are removed.
+  public static let keptRuns = 20
+  /// A journal longer than this is not read (a 100,000-job run writes about 25 MB).
+  static let maximumSize = 1 << 30
+
+  public init(manifestPath: String) {
+    let slash = manifestPath.lastIndex(of: "/")
+    let folder = slash.map { $0 == manifestPath.startIndex ? "/" : String(manifestPath[..<$0]) } ?? "."
+    manifestName = slash.map { String(manifestPath[manifestPath.index(after: $0)...]) } ?? manifestPath
+    path = (folder == "/" ? "" : folder) + "/.oprun/runs"
+  }
+
+  /// One journal of this manifest, as its header describes it.
+  public struct Entry: Sendable {
+    public var file: String
+    public var header: JournalHeader
+  }
+
+  /// This manifest's journals, oldest first, and one warning per file there that is not a
+  /// journal at all (its first line unreadable). No folder: none.
+  public func entries() -> (entries: [Entry], warnings: [String]) {
+    guard let directory = opendir(path) else { return ([], []) }
+    defer { closedir(directory) }
+    var entries: [Entry] = []
+    var warnings: [String] = []
+    while let entry = readdir(directory) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+      guard name.hasSuffix(".ndjson"), !name.hasPrefix(".") else { continue }
+      let file = path + "/" + name
+      guard case .success(let prefix) = FileContents.readPrefix(path: file, count: 64 << 10) else { continue }
+      let firstLine = prefix.prefix { $0 != UInt8(ascii: "\n") } + [UInt8(ascii: "\n")]
+      guard let header = Journal.read(Array(firstLine)).header else {
+        warnings.append("\(file): not a journal (its first line is no header); ignored")
+        continue
+      }
+      if Self.fileName(of: header.manifest) == manifestName { entries.append(Entry(file: file, header: header)) }
+    }
+    entries.sort { ($0.header.start, $0.header.run) < ($1.header.start, $1.header.run) }
+    return (entries, warnings)
+  }
+
+  /// The journal of `entry`, or why it cannot be read.
+  public func read(_ entry: Entry, keepingLines: Bool = false) -> Result<Journal, JournalError> {
+    switch FileContents.read(path: entry.file, limit: Self.maximumSize) {
+    case .success(let bytes): .success(Journal.read(bytes, keepingLines: keepingLines))
+    case .failure(.system(let error)): .failure(JournalError("\(entry.file): \(String(cString: strerror(error)))"))
+    case .failure(.isDirectory): .failure(JournalError("\(entry.file): a directory"))
+    case .failure(.tooLarge): .failure(JournalError("\(entry.file): larger than \(Self.maximumSize >> 20) MiB"))
+    }
+  }
+
+  /// A new journal for run `id`, open for appending; or why not.
+  func create(run id: String) -> Result<(descriptor: Int32, file: String), JournalError> {
+    let oprun = String(path.dropLast("/runs".count))
+    for folder in [oprun, path] where mkdir(folder, 0o755) != 0 && errno != EEXIST {
+      return .failure(JournalError("cannot create '\(folder)': \(String(cString: strerror(errno)))"))
+    }
+    let file = path + "/" + id + ".ndjson"
+    let descriptor = open(file, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0o644)
+    guard descriptor >= 0 else {
+      return .failure(JournalError("cannot create '\(file)': \(String(cString: strerror(errno)))"))
+    }
+    return .success((descriptor, file))
+  }
+
+  /// Removes this manifest's journals but the newest ``keptRuns``.
+  func prune() {
+    let entries = entries().entries
+    for entry in entries.dropLast(Self.keptRuns) { unlink(entry.file) }
+  }
+
+  static func fileName(of path: String) -> String {
+    path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
+  }
+}
+
+/// Why a journal could not be read or written: a message for a warning.
+public struct JournalError: Error, Sendable, CustomStringConvertible {
+  public var message: String
+
+  init(_ message: String) {
+    self.message = message
+  }
+
+  public var description: String { message }
+}

@@ -1,0 +1,130 @@
+import Glibc
+import OprunCore
+
+/// Keeps a run's journal (SPEC §9): one more observer of the event stream, writing a header
+/// when the run starts, a line per finished job and a closing line.
+///
+/// Each line is one `write(2)` of a file opened with `O_APPEND`, with no buffer in between,
+/// so that a run killed by SIGKILL loses nothing it had finished; the file is synced when the
+/// run finishes. A write that fails costs one warning, and the journal is written no more:
+/// the run itself never depends on it.
+final class JournalWriter: RunObserver {
+  let graph: JobGraph
+  let fingerprints: [JobFingerprint]
+  let identity: RunIdentity
+  /// oprun's arguments, and the jobs named among them.
+  let arguments: [String]
+  let targets: [String]
+  private var descriptor: Int32
+  private let file: String
+  private let warn: (String) -> Void
+  /// When each job's current attempt began executing, in run time.
+  private var executingSince: [Double]
+  private var line = JSONObjectWriter()
+
+  /// A journal written to `descriptor` (the open file `file`), warning through `warn`.
+  init(
+    descriptor: Int32, file: String, graph: JobGraph, fingerprints: [JobFingerprint], identity: RunIdentity,
+    arguments: [String], targets: [String], warn: @escaping (String) -> Void
+  ) {
+    self.descriptor = descriptor
+    self.file = file
+    self.graph = graph
+    self.fingerprints = fingerprints
+    self.identity = identity
+    self.arguments = arguments
+    self.targets = targets
+    self.warn = warn
+    executingSince = Array(repeating: -1, count: graph.jobs.count)
+  }
+
+  func observe(_ event: RunEvent) {
+    guard descriptor >= 0 else { return }
+    switch event.kind {
+    case .runStarted:
+      writeHeader()
+    case .transition(let transition) where transition.to == .executing:
+      executingSince[transition.job] = event.time
+    case .transition(let transition) where transition.to == .finished:
+      writeRecord(of: transition, at: event.time)
+    case .runFinished(let exitCode, let counts):
+      writeEnd(exitCode: exitCode, counts: counts, at: event.time)
+      fsync(descriptor)
+      close(descriptor)
+      descriptor = -1
+    default:
+      break
+    }
+  }
+
+  private func writeHeader() {
+    line.reset()
+    line.field("type", "header")
+    line.field("format", Journal.format)
+    line.field("run", identity.id)
+    line.field("manifest", identity.manifestPath)
+    line.field("start", identity.started, fractionDigits: 3)
+    line.field("oprun", oprunVersion)
+    line.field("args", arguments)
+    line.field("targets", targets)
+    line.close(newline: true)
+    append(line.bytes)
+  }
+
+  private func writeRecord(of transition: Transition, at time: Double) {
+    let job = transition.job
+    let fingerprint = fingerprints[job]
+    let executed = executingSince[job] >= 0
+    line.reset()
+    line.field("type", "job")
+    line.field("job", graph.jobs[job].name)
+    line.field("outcome", (transition.outcome ?? .cancelled).rawValue)
+    line.field("exit_code", transition.termination?.exitCode.map(Int.init))
+    line.field("signal", transition.termination?.signal.map(Int.init))
+    line.field("start", identity.started + (executed ? executingSince[job] : time), fractionDigits: 3)
+    line.field("duration", transition.duration ?? 0, fractionDigits: 3)
+    line.field("attempt", transition.attempt)
+    line.field("fingerprint", fingerprint.text)
+    line.field("parts") { parts in
+      for part in FingerprintPart.allCases {
+        parts.field(named: part.rawValue, JobFingerprint.text(of: fingerprint.parts[part] ?? 0))
+      }
+    }
+    if transition.resumed { line.field("resumed", true) }
+    line.close(newline: true)
+    append(line.bytes)
+  }
+
+  private func writeEnd(exitCode: Int32, counts: [Outcome: Int], at time: Double) {
+    line.reset()
+    line.field("type", "end")
+    line.field("exit_code", Int(exitCode))
+    line.field("counts") { members in
+      for outcome in Outcome.allCases { members.field(named: outcome.rawValue, counts[outcome] ?? 0) }
+    }
+    line.field("duration", time, fractionDigits: 3)
+    line.close(newline: true)
+    append(line.bytes)
+  }
+
+  /// One `write(2)` of a whole line (resumed if a signal or a short write cuts it).
+  private func append(_ bytes: [UInt8]) {
+    var failure: Int32 = 0
+    bytes.withUnsafeBytes { buffer in
+      var offset = 0
+      while offset < buffer.count {
+        let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+        if written < 0, errno == EINTR { continue }
+        if written < 0 {
+          failure = errno
+          return
+        }
+        offset += written
+      }
+    }
+    guard failure != 0 else { return }
+    close(descriptor)
+    descriptor = -1
+    warn("cannot write the journal '\(file)': \(String(cString: strerror(failure))); it is written no more")
+  }
+}
