@@ -62,6 +62,8 @@ public final class QueueEngine {
   var hasStarted = false
   /// `--resume`: which jobs finish at once, resumed, and why the others run.
   public let resumePlan: ResumePlan?
+  /// Resumed jobs that became ready while one was finishing, in order; see `finishResumed`.
+  var resumedToFinish: [JobID] = []
 
   /// A run of `graph` whose events are stamped with `clock()` (seconds since the run
   /// started); under `--resume`, the jobs `resumePlan` resumes finish as soon as they are ready.

@@ -16,9 +16,9 @@ public struct JobFingerprint: Hashable, Sendable {
   /// The hash of everything above: the one value compared.
   public var value: UInt64
   /// The parts, each hashed alone.
-  public var parts: [FingerprintPart: UInt64]
+  public var parts: FingerprintParts
 
-  public init(value: UInt64, parts: [FingerprintPart: UInt64]) {
+  public init(value: UInt64, parts: FingerprintParts) {
     self.value = value
     self.parts = parts
   }
@@ -52,30 +52,65 @@ public enum FingerprintPart: String, Sendable, CaseIterable, Comparable {
   }
 }
 
+/// Each part's hash, by part; a part a journal line does not give is nil. Written as a
+/// dictionary literal, `[.command: hash]`, and with no storage of its own to allocate.
+public struct FingerprintParts: Hashable, Sendable, ExpressibleByDictionaryLiteral {
+  private var command, env, cwd, timeout, dependencies: UInt64?
+
+  public init(dictionaryLiteral elements: (FingerprintPart, UInt64)...) {
+    for (part, hash) in elements { self[part] = hash }
+  }
+
+  public subscript(part: FingerprintPart) -> UInt64? {
+    get {
+      switch part {
+      case .command: command
+      case .env: env
+      case .cwd: cwd
+      case .timeout: timeout
+      case .dependencies: dependencies
+      }
+    }
+    set {
+      switch part {
+      case .command: command = newValue
+      case .env: env = newValue
+      case .cwd: cwd = newValue
+      case .timeout: timeout = newValue
+      case .dependencies: dependencies = newValue
+      }
+    }
+  }
+
+  /// No part is known.
+  public var isEmpty: Bool { FingerprintPart.allCases.allSatisfy { self[$0] == nil } }
+}
+
 extension JobGraph {
   /// Every job's fingerprint, indexed by ``JobID``.
   public func fingerprints() -> [JobFingerprint] {
     var fingerprints = [JobFingerprint?](repeating: nil, count: jobs.count)
     let folder = manifestFolder
+    var text = FingerprintText()
     for job in topologicalOrder() {
-      let node = jobs[job]
-      var parts: [FingerprintPart: UInt64] = [:]
-      parts[.command] = FingerprintText.hash { text in
-        for command in node.commands { text.append(command) }
+      var parts = FingerprintParts()
+      parts[.command] = text.hash { text in
+        for command in jobs[job].commands { text.append(command) }
       }
-      parts[.env] = FingerprintText.hash { text in
-        for entry in node.env.sorted(by: { $0.name < $1.name }) {
+      parts[.env] = text.hash { text in
+        let env = jobs[job].env
+        for entry in env.count > 1 ? env.sorted(by: { $0.name < $1.name }) : env {
           text.append(entry.name)
           text.append(entry.value)
         }
       }
-      parts[.cwd] = FingerprintText.hash { $0.append(Self.relativeWorkingDirectory(node.cwd, folder: folder)) }
-      parts[.timeout] = FingerprintText.hash { $0.append(node.timeout.map { "\($0)" } ?? "none") }
-      let dependencies = node.dependencies.sorted { jobs[$0].name < jobs[$1].name }
-      parts[.dependencies] = FingerprintText.hash { text in
+      parts[.cwd] = text.hash { $0.append(Self.relativeWorkingDirectory(jobs[job].cwd, folder: folder)) }
+      parts[.timeout] = text.hash { $0.append(jobs[job].timeout.map { "\($0)" } ?? "none") }
+      let dependencies = jobs[job].dependencies.sorted { jobs[$0].name < jobs[$1].name }
+      parts[.dependencies] = text.hash { text in
         for dependency in dependencies { text.append(jobs[dependency].name) }
       }
-      let value = FingerprintText.hash { text in
+      let value = text.hash { text in
         text.append("oprun fingerprint 1")
         for part in FingerprintPart.allCases { text.append(parts[part]!) }
         for dependency in dependencies { text.append(fingerprints[dependency]!.value) }
@@ -113,14 +148,15 @@ extension JobGraph {
 }
 
 /// The bytes a fingerprint part is hashed from: each string prefixed by its length, so that
-/// no two different lists of strings give the same bytes.
+/// no two different lists of strings give the same bytes. One buffer serves every part.
 struct FingerprintText {
   private var bytes: [UInt8] = []
 
-  static func hash(_ build: (inout FingerprintText) -> Void) -> UInt64 {
-    var text = FingerprintText()
-    build(&text)
-    return XXHash64.hash(text.bytes)
+  /// The hash of what `build` appends to an emptied buffer.
+  mutating func hash(_ build: (inout FingerprintText) -> Void) -> UInt64 {
+    bytes.removeAll(keepingCapacity: true)
+    build(&self)
+    return XXHash64.hash(bytes)
   }
 
   mutating func append(_ string: String) {

@@ -146,13 +146,13 @@ public struct JournalRecord: Sendable, Equatable {
   public var duration: Double
   public var fingerprint: UInt64
   /// Each part of the fingerprint, when the line has them.
-  public var parts: [FingerprintPart: UInt64]
+  public var parts: FingerprintParts
   /// It did not run: an earlier journal showed it unchanged.
   public var resumed: Bool
 
   public init(
     job: String, outcome: Outcome, exitCode: Int? = nil, signal: Int? = nil, start: Double = 0, duration: Double = 0,
-    fingerprint: UInt64, parts: [FingerprintPart: UInt64] = [:], resumed: Bool = false
+    fingerprint: UInt64, parts: FingerprintParts = [:], resumed: Bool = false
   ) {
     self.job = job
     self.outcome = outcome
@@ -169,7 +169,7 @@ public struct JournalRecord: Sendable, Equatable {
     guard let job = value["job"]?.stringValue, let outcome = value["outcome"]?.stringValue.flatMap(Outcome.init),
       let fingerprint = value["fingerprint"]?.stringValue.flatMap(JobFingerprint.value(of:))
     else { return nil }
-    var parts: [FingerprintPart: UInt64] = [:]
+    var parts = FingerprintParts()
     for (key, member) in value["parts"]?.objectValue ?? [] {
       if let part = FingerprintPart(rawValue: key), let hash = member.stringValue.flatMap(JobFingerprint.value(of:)) {
         parts[part] = hash

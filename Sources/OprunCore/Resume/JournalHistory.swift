@@ -20,9 +20,13 @@ public enum JournalHistory {
     while true {
       let recorded = journal.recordsByJob
       let coverage = coveredJobs(by: journal.header?.targets ?? [], in: graph)
-      for job in graph.jobs where !covered.contains(job.name) && coverage.map({ $0.contains(job.name) }) ?? true {
-        covered.insert(job.name)
-        if let record = recorded[job.name] { records[job.name] = record }
+      // The common case, the newest run covering every job: its records are the answer.
+      if coverage == nil, covered.isEmpty { return (recorded, newestRun) }
+      for index in graph.jobs.indices {
+        let name = graph.jobs[index].name
+        guard !covered.contains(name), coverage?.contains(name) ?? true else { continue }
+        covered.insert(name)
+        if let record = recorded[name] { records[name] = record }
       }
       guard covered.count < graph.jobs.count, let older = nextNewest() else { break }
       journal = older

@@ -22,7 +22,7 @@ public struct ResumePlan: Sendable {
     var decisions = [RunDecision](repeating: .resumed, count: graph.jobs.count)
     for job in graph.topologicalOrder() {
       decisions[job] = Self.decide(
-        graph.jobs[job], fingerprint: fingerprints[job], record: records.map { $0[graph.jobs[job].name] },
+        graph.jobs[job].dependencies, fingerprint: fingerprints[job], record: records.map { $0[graph.jobs[job].name] },
         decisions: decisions)
     }
     self.init(decisions: decisions, journalRun: journalRun)
@@ -30,7 +30,7 @@ public struct ResumePlan: Sendable {
 
   /// `record` is nil without a journal, `.some(nil)` when the journal has no line for the job.
   private static func decide(
-    _ job: JobNode, fingerprint: JobFingerprint, record: JournalRecord??, decisions: [RunDecision]
+    _ dependencies: [JobID], fingerprint: JobFingerprint, record: JournalRecord??, decisions: [RunDecision]
   ) -> RunDecision {
     guard let record else { return .runs(.noJournal) }
     guard let record else { return .runs(.notInLastRun) }
@@ -41,7 +41,7 @@ public struct ResumePlan: Sendable {
       if !changed.isEmpty || record.parts.isEmpty { return .runs(.changed(changed)) }
     }
     guard record.outcome == .succeeded else { return .runs(.lastOutcome(record.outcome)) }
-    for dependency in job.dependencies {
+    for dependency in dependencies {
       if case .runs(let reason) = decisions[dependency] {
         return .runs(.dependencyRuns(dependency, origin: reason.origin ?? dependency))
       }

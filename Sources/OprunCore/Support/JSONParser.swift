@@ -42,7 +42,8 @@ struct JSONParser {
   private mutating func object() throws(JSONError) -> JSONValue {
     position += 1  // {
     var members: [(key: String, value: JSONValue)] = []
-    var keys = Set<String>()
+    // Duplicate keys: a linear look through a small object costs less than hashing its keys.
+    var keys: Set<String>?
     skipWhitespace()
     if peek() == UInt8(ascii: "}") {
       position += 1
@@ -53,7 +54,10 @@ struct JSONParser {
       guard peek() == UInt8(ascii: "\"") else { throw fail("expected a string key") }
       let keyOffset = position
       let key = try string()
-      guard keys.insert(key).inserted else { throw JSONError(offset: keyOffset, "duplicate key '\(key)'") }
+      if members.count == Self.linearKeyLimit { keys = Set(members.map(\.key)) }
+      let isNew = keys.map { $0.contains(key) } ?? !members.contains { $0.key == key }
+      guard isNew else { throw JSONError(offset: keyOffset, "duplicate key '\(key)'") }
+      keys?.insert(key)
       skipWhitespace()
       try expect(UInt8(ascii: ":"), "expected ':'")
       skipWhitespace()
@@ -89,11 +93,27 @@ struct JSONParser {
     }
   }
 
+  /// Objects up to this many members find duplicate keys without a set.
+  private static let linearKeyLimit = 16
+
   /// A string literal: its escapes decoded, its raw bytes checked as UTF-8.
   private mutating func string() throws(JSONError) -> String {
     let start = position
     position += 1  // "
-    var decoded: [UInt8] = []
+    // Most strings have no escape: they are made straight from the input.
+    var end = position
+    while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 {
+      end += 1
+    }
+    if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+      guard let text = String(validating: UnsafeBufferPointer(rebasing: bytes[position..<end]), as: UTF8.self) else {
+        throw JSONError(offset: start, "invalid UTF-8 in a string")
+      }
+      position = end + 1
+      return text
+    }
+    var decoded = Array(bytes[position..<end])
+    position = end
     while true {
       guard let byte = peek() else { throw JSONError(offset: start, "unterminated string") }
       switch byte {

@@ -84,11 +84,9 @@ final class JournalWriter: RunObserver {
     line.field("start", identity.started + (executed ? executingSince[job] : time), fractionDigits: 3)
     line.field("duration", transition.duration ?? 0, fractionDigits: 3)
     line.field("attempt", transition.attempt)
-    line.field("fingerprint", fingerprint.text)
+    line.field("fingerprint", hex: fingerprint.value)
     line.field("parts") { parts in
-      for part in FingerprintPart.allCases {
-        parts.field(named: part.rawValue, JobFingerprint.text(of: fingerprint.parts[part] ?? 0))
-      }
+      for part in FingerprintPart.allCases { parts.field(named: part.rawValue, hex: fingerprint.parts[part] ?? 0) }
     }
     if transition.resumed { line.field("resumed", true) }
     line.close(newline: true)

@@ -132,12 +132,28 @@ public struct JSONObjectWriter: Sendable {
     DecimalText.append(value, to: &bytes)
   }
 
-  /// A string member whose key is data.
-  public mutating func field(named key: String, _ value: String) {
+  /// A string member: `value` as 16 lower-case hex digits (a fingerprint), written without
+  /// making a string first.
+  public mutating func field(_ key: StaticString, hex value: UInt64) {
+    appendKey(key)
+    appendHex(value)
+  }
+
+  /// A string member of 16 hex digits whose key is data.
+  public mutating func field(named key: String, hex value: UInt64) {
     separate()
     JSONText.appendString(key, to: &bytes)
     bytes.append(UInt8(ascii: ":"))
-    JSONText.appendString(value, to: &bytes)
+    appendHex(value)
+  }
+
+  private mutating func appendHex(_ value: UInt64) {
+    bytes.append(UInt8(ascii: "\""))
+    for shift in stride(from: 60, through: 0, by: -4) {
+      let digit = UInt8((value >> UInt64(shift)) & 0xF)
+      bytes.append(digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10)
+    }
+    bytes.append(UInt8(ascii: "\""))
   }
 
   private mutating func appendKey(_ key: StaticString) {
