@@ -8,3 +8,5 @@ echo "== queue engine (instant fake executor)"
 .build/release/oprun-bench
 echo "== running processes (oprun -j 2 vs ninja, make, the spawn floor)"
 Benchmarks/runtime.sh
+echo "== the journal's cost, and --resume of 100,000 jobs"
+Benchmarks/journal.sh

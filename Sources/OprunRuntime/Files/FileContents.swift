@@ -7,27 +7,33 @@ enum FileContents {
     /// `open`, `fstat` or `read` failed with this errno.
     case system(Int32)
     case isDirectory
+    /// Not a regular file (a FIFO, a device, a socket), where one was required.
+    case notRegularFile
     /// Longer than the limit it was read with.
     case tooLarge
   }
 
-  /// Every byte of the file at `path`, up to `limit` bytes.
-  static func read(path: String, limit: Int) -> Result<[UInt8], Failure> {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else { return .failure(.system(errno)) }
+  /// Every byte of the file at `path`, up to `limit` bytes. With `regularOnly`, anything but a
+  /// regular file is refused before a byte is read, so that a FIFO planted where a file is
+  /// expected cannot make the caller wait forever.
+  static func read(path: String, limit: Int, regularOnly: Bool = false) -> Result<[UInt8], Failure> {
+    guard let descriptor = openForReading(path, regularOnly: regularOnly) else { return .failure(.system(errno)) }
     defer { close(descriptor) }
     var status = stat()
     guard fstat(descriptor, &status) == 0 else { return .failure(.system(errno)) }
     if status.st_mode & S_IFMT == S_IFDIR { return .failure(.isDirectory) }
+    if regularOnly, status.st_mode & S_IFMT != S_IFREG { return .failure(.notRegularFile) }
     if Int(status.st_size) > limit { return .failure(.tooLarge) }
     return readAll(descriptor, limit: limit, sizeHint: Int(status.st_size))
   }
 
-  /// At most the first `count` bytes of the file at `path` (fewer when it is shorter).
+  /// At most the first `count` bytes of the regular file at `path` (fewer when it is shorter).
   static func readPrefix(path: String, count: Int) -> Result<[UInt8], Failure> {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else { return .failure(.system(errno)) }
+    guard let descriptor = openForReading(path, regularOnly: true) else { return .failure(.system(errno)) }
     defer { close(descriptor) }
+    var status = stat()
+    guard fstat(descriptor, &status) == 0 else { return .failure(.system(errno)) }
+    if status.st_mode & S_IFMT != S_IFREG { return .failure(.notRegularFile) }
     var failure: Int32 = 0
     let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, filled in
       filled = 0
@@ -40,6 +46,13 @@ enum FileContents {
       }
     }
     return failure == 0 ? .success(bytes) : .failure(.system(failure))
+  }
+
+  /// The file open for reading; nil with `errno` set. `regularOnly` opens without blocking,
+  /// which a FIFO with no writer would otherwise do.
+  private static func openForReading(_ path: String, regularOnly: Bool) -> Int32? {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC | (regularOnly ? O_NONBLOCK : 0))
+    return descriptor >= 0 ? descriptor : nil
   }
 
   /// Reads until end of file: a pipe or a file that grows is read to its end, not to its `stat` size.

@@ -54,10 +54,10 @@ public struct JournalFolder: Sendable {
 
   /// The journal of `entry`, or why it cannot be read.
   public func read(_ entry: Entry, keepingLines: Bool = false) -> Result<Journal, JournalError> {
-    switch FileContents.read(path: entry.file, limit: Self.maximumSize) {
+    switch FileContents.read(path: entry.file, limit: Self.maximumSize, regularOnly: true) {
     case .success(let bytes): .success(Journal.read(bytes, keepingLines: keepingLines))
     case .failure(.system(let error)): .failure(JournalError("\(entry.file): \(String(cString: strerror(error)))"))
-    case .failure(.isDirectory): .failure(JournalError("\(entry.file): a directory"))
+    case .failure(.isDirectory), .failure(.notRegularFile): .failure(JournalError("\(entry.file): not a regular file"))
     case .failure(.tooLarge): .failure(JournalError("\(entry.file): larger than \(Self.maximumSize >> 20) MiB"))
     }
   }

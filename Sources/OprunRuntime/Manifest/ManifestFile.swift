@@ -26,6 +26,7 @@ public enum ManifestFile {
     case .failure(.system(let error)): .failure(cannotRead(path, error))
     case .failure(.isDirectory): .failure(Diagnostic(at: nil, "cannot read '\(path)': it is a directory"))
     case .failure(.tooLarge): .failure(tooLarge(path))
+    case .failure(.notRegularFile): .failure(Diagnostic(at: nil, "cannot read '\(path)': not a regular file"))
     }
   }
 
