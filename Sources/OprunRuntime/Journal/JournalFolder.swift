@@ -40,9 +40,7 @@ public struct JournalFolder: Sendable {
       let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
       guard name.hasSuffix(".ndjson"), !name.hasPrefix(".") else { continue }
       let file = path + "/" + name
-      guard case .success(let prefix) = FileContents.readPrefix(path: file, count: 64 << 10) else { continue }
-      let firstLine = prefix.prefix { $0 != UInt8(ascii: "\n") } + [UInt8(ascii: "\n")]
-      guard let header = Journal.read(Array(firstLine)).header else {
+      guard let header = Self.header(of: file) else {
         warnings.append("\(file): not a journal (its first line is no header); ignored")
         continue
       }
@@ -50,6 +48,20 @@ public struct JournalFolder: Sendable {
     }
     entries.sort { ($0.header.start, $0.header.run) < ($1.header.start, $1.header.run) }
     return (entries, warnings)
+  }
+
+  /// The header of the journal `file`, read from its first line alone; nil when it has none.
+  static func header(of file: String) -> JournalHeader? {
+    // A header is a few hundred bytes, unless a run was given very many targets.
+    for count in [4 << 10, 1 << 20] {
+      guard case .success(let prefix) = FileContents.readPrefix(path: file, count: count) else { return nil }
+      guard let newline = prefix.firstIndex(of: UInt8(ascii: "\n")) else {
+        if prefix.count < count { return nil }
+        continue
+      }
+      return Journal.read(Array(prefix[...newline])).header
+    }
+    return nil
   }
 
   /// The journal of `entry`, or why it cannot be read.
