@@ -125,4 +125,13 @@ import Testing
         + "the rest is shown")
     #expect(JournalFolder.warning(about: Self.journal([Self.header, Self.test]), in: "r", for: .log) == nil)
   }
+
+  @Test func aLoneArgumentIsAManifestWhenItLooksLikeOneElseARunID() {
+    #expect(LogCommandLine.request(for: []) == .runs(manifest: "jobs.yaml"))
+    #expect(LogCommandLine.request(for: ["ci.yaml"]) == .runs(manifest: "ci.yaml"))
+    #expect(LogCommandLine.request(for: ["sub/ci.yml"]) == .runs(manifest: "sub/ci.yml"))
+    #expect(LogCommandLine.request(for: ["/dev/null"]) == .runs(manifest: "/dev/null"))
+    #expect(LogCommandLine.request(for: ["20260101T000000-42"]) == .run(id: "20260101T000000-42", manifest: nil))
+    #expect(LogCommandLine.request(for: ["ci.yaml", "r1"]) == .run(id: "r1", manifest: "ci.yaml"))
+  }
 }
