@@ -11,6 +11,7 @@ struct Oprun: ParsableCommand {
       oprun [options] [MANIFEST] [JOB...]
       oprun check [MANIFEST]
       oprun ctl [--pid PID | --manifest PATH] COMMAND [ARG...]
+      oprun log [--json] [MANIFEST | RUN-ID]
       """,
     discussion: """
       Runs MANIFEST (default ./jobs.yaml): every job becomes an operation in a \
@@ -19,7 +20,7 @@ struct Oprun: ParsableCommand {
       options of a run, and man oprun(1).
       """,
     version: oprunVersion,
-    subcommands: [RunCommand.self, Check.self, Ctl.self],
+    subcommands: [RunCommand.self, Check.self, Ctl.self, Log.self],
     defaultSubcommand: RunCommand.self
   )
 
@@ -55,7 +56,8 @@ struct Oprun: ParsableCommand {
       check [MANIFEST]        Check a manifest and report every problem in it; run nothing.
       ctl COMMAND [ARG...]    Steer or watch a run in progress: list, status, cancel, cancel-all,
                               suspend, resume, limit, priority, pause, continue, watch.
+      log [MANIFEST | RUN-ID] List a manifest's past runs, or the jobs of one run.
 
-      See 'oprun help check', 'oprun help ctl' and man oprun(1).
+      See 'oprun help check', 'oprun help ctl', 'oprun help log' and man oprun(1).
     """
 }

@@ -108,7 +108,7 @@ extension RunDecision {
     case .runs(.notInLastRun):
       return "not finished in the last run"
     case .runs(.lastOutcome(let outcome)):
-      return outcome == .timedOut ? "timed out last time" : "\(outcome.rawValue) last time"
+      return "\(outcome.word) last time"
     case .runs(.changed(let parts)):
       guard !parts.isEmpty else { return "changed" }
       return parts.map(\.rawValue).joined(separator: ", ") + " changed"

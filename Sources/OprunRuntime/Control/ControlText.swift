@@ -1,4 +1,3 @@
-import Glibc
 import OprunCore
 
 /// How `oprun ctl` shows answers to a person: `status` as a table of queues then jobs,
@@ -10,12 +9,12 @@ public enum ControlText {
     var text = ""
     if let run = data["run"] { text += runLine(run) + "\n" }
     let queues = data["queues"]?.arrayValue ?? []
-    text += table(
+    text += TextTable.render(
       ["QUEUE", "LIMIT", "RUNNING", "SUSPENDED"],
       queues.map { [$0["name"], $0["max_concurrent"], $0["running"], $0["suspended"]].map(cell) })
     let jobs = data["jobs"]?.arrayValue ?? []
     if !queues.isEmpty, !jobs.isEmpty { text += "\n" }
-    text += table(
+    text += TextTable.render(
       ["JOB", "QUEUE", "STATE", "OUTCOME", "CANCELLED", "PRIORITY", "PIDS"],
       jobs.map { job in
         [job["name"], job["queue"], job["state"], job["outcome"], job["cancelled"], job["priority"], job["pids"]].map(
@@ -27,7 +26,7 @@ public enum ControlText {
   /// The runs in progress, one line each: their `run` objects where they gave one.
   public static func list(_ runs: [(pid: Int32, run: JSONValue?)]) -> String {
     guard !runs.isEmpty else { return "no run of this user is in progress\n" }
-    return table(
+    return TextTable.render(
       ["PID", "RUN", "STARTED", "COUNTS", "MANIFEST"],
       runs.map { pid, run in
         [String(pid), cell(run?["run"]), started(run?["started"]), counts(run?["counts"]), cell(run?["manifest"])]
@@ -67,30 +66,6 @@ public enum ControlText {
 
   /// A Unix time as local `YYYY-MM-DD HH:MM:SS`.
   static func started(_ value: JSONValue?) -> String {
-    guard let seconds = value?.doubleValue, seconds.isFinite, abs(seconds) < 1e12 else { return cell(value) }
-    var time = time_t(seconds)
-    var parts = tm()
-    guard localtime_r(&time, &parts) != nil else { return cell(value) }
-    var buffer = [CChar](repeating: 0, count: 64)
-    let count = strftime(&buffer, buffer.count, "%Y-%m-%d %H:%M:%S", &parts)
-    return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-  }
-
-  /// Left-aligned columns two spaces apart; nothing for no rows.
-  static func table(_ header: [String], _ rows: [[String]]) -> String {
-    guard !rows.isEmpty else { return "" }
-    let all = [header] + rows
-    let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
-    return all.map { row in
-      row.indices.map { column in
-        column == row.count - 1 ? row[column] : row[column].padding(to: widths[column])
-      }.joined(separator: "  ")
-    }.joined(separator: "\n") + "\n"
-  }
-}
-
-extension String {
-  fileprivate func padding(to width: Int) -> String {
-    count >= width ? self : self + String(repeating: " ", count: width - count)
+    value?.doubleValue.flatMap(TimeText.localTime) ?? cell(value)
   }
 }

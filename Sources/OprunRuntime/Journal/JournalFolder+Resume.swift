@@ -25,16 +25,4 @@ extension JournalFolder {
     let plan = ResumePlan(graph: graph, fingerprints: fingerprints, records: history.records, journalRun: history.run)
     return (plan, warnings)
   }
-
-  /// One warning for what could not be read in `journal`, or nil when everything could.
-  static func warning(about journal: Journal, in file: String) -> String? {
-    if journal.isFromNewerFormat {
-      return "\(file) was written by a newer oprun (journal format \(journal.header?.format ?? 0)): "
-        + "the jobs it recorded run again"
-    }
-    guard let first = journal.problems.first else { return nil }
-    let count = journal.problems.count
-    return "\(file): skipped \(counted(count, "line")) that could not be read (line \(first.line): "
-      + "\(first.message)); the jobs \(count == 1 ? "it" : "they") recorded run again"
-  }
 }

@@ -32,13 +32,9 @@ public struct JournalFolder: Sendable {
   /// This manifest's journals, oldest first, and one warning per file there that is not a
   /// journal at all (its first line unreadable). No folder: none.
   public func entries() -> (entries: [Entry], warnings: [String]) {
-    guard let directory = opendir(path) else { return ([], []) }
-    defer { closedir(directory) }
     var entries: [Entry] = []
     var warnings: [String] = []
-    while let entry = readdir(directory) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-      guard name.hasSuffix(".ndjson"), !name.hasPrefix(".") else { continue }
+    for name in journalFileNames() {
       let file = path + "/" + name
       guard let header = Self.header(of: file) else {
         warnings.append("\(file): not a journal (its first line is no header); ignored")
@@ -64,14 +60,42 @@ public struct JournalFolder: Sendable {
     return nil
   }
 
+  /// The RUN-IDs of every journal in the folder, whichever manifest it belongs to: the
+  /// names of its `RUN-ID.ndjson` files, sorted.
+  public func runIDs() -> [String] {
+    journalFileNames().map { String($0.dropLast(".ndjson".count)) }.sorted()
+  }
+
+  /// Where run `id`'s journal is, whether or not it exists.
+  public func file(ofRun id: String) -> String {
+    path + "/" + id + ".ndjson"
+  }
+
   /// The journal of `entry`, or why it cannot be read.
   public func read(_ entry: Entry, keepingLines: Bool = false) -> Result<Journal, JournalError> {
-    switch FileContents.read(path: entry.file, limit: Self.maximumSize, regularOnly: true) {
+    read(file: entry.file, keepingLines: keepingLines)
+  }
+
+  /// The journal in `file`, or why it cannot be read.
+  public func read(file: String, keepingLines: Bool = false) -> Result<Journal, JournalError> {
+    switch FileContents.read(path: file, limit: Self.maximumSize, regularOnly: true) {
     case .success(let bytes): .success(Journal.read(bytes, keepingLines: keepingLines))
-    case .failure(.system(let error)): .failure(JournalError("\(entry.file): \(String(cString: strerror(error)))"))
-    case .failure(.isDirectory), .failure(.notRegularFile): .failure(JournalError("\(entry.file): not a regular file"))
-    case .failure(.tooLarge): .failure(JournalError("\(entry.file): larger than \(Self.maximumSize >> 20) MiB"))
+    case .failure(.system(let error)): .failure(JournalError("\(file): \(String(cString: strerror(error)))"))
+    case .failure(.isDirectory), .failure(.notRegularFile): .failure(JournalError("\(file): not a regular file"))
+    case .failure(.tooLarge): .failure(JournalError("\(file): larger than \(Self.maximumSize >> 20) MiB"))
     }
+  }
+
+  /// The names of the `.ndjson` files in the folder, in the order the folder lists them.
+  private func journalFileNames() -> [String] {
+    guard let directory = opendir(path) else { return [] }
+    defer { closedir(directory) }
+    var names: [String] = []
+    while let entry = readdir(directory) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+      if name.hasSuffix(".ndjson"), !name.hasPrefix(".") { names.append(name) }
+    }
+    return names
   }
 
   /// A new journal for run `id`, open for appending; or why not.

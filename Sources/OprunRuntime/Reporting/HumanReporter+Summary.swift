@@ -38,10 +38,8 @@ extension HumanReporter {
   /// succeeded ones how many `--resume` did not run again: `40 succeeded (36 resumed)`.
   func countsLine() -> String {
     var parts = [counted(summary.jobCount, "job")]
-    for outcome in Self.summaryOrder {
-      let count = summary.counts[outcome] ?? 0
-      guard count > 0 else { continue }
-      var text = "\(count) " + Self.word(for: outcome)
+    for (outcome, countText) in Outcome.countTexts(summary.counts) {
+      var text = countText
       if outcome == .cancelled, summary.cancelledByControl > 0 { text += " (\(summary.cancelledByControl) by control)" }
       if outcome == .succeeded, summary.resumedCount > 0 { text += " (\(summary.resumedCount) resumed)" }
       parts.append(style.paint(text, TerminalStyle.colour(of: outcome)))
@@ -49,12 +47,6 @@ extension HumanReporter {
     if let wallTime = summary.wallTime { parts.append(TimeText.duration(wallTime) + " wall") }
     if let exitCode = summary.exitCode { parts.append("exit \(exitCode)") }
     return style.paint("── summary: ", .bold) + parts.joined(separator: " · ")
-  }
-
-  private static let summaryOrder: [Outcome] = [.succeeded, .failed, .timedOut, .cancelled, .skipped]
-
-  private static func word(for outcome: Outcome) -> String {
-    outcome == .timedOut ? "timed out" : outcome.rawValue
   }
 
   private var style: TerminalStyle { timeline.style }

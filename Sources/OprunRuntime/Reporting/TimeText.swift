@@ -1,3 +1,5 @@
+import Glibc
+
 /// How the human views write times and durations.
 public enum TimeText {
   /// A time since the run started, in seconds with millisecond precision: `0.003s`,
@@ -19,6 +21,17 @@ public enum TimeText {
     let rest = whole % 60
     let minutesAndSeconds = "\(minutes)m" + twoDigits(rest) + "s"
     return hours == 0 ? minutesAndSeconds : "\(hours)h" + twoDigits(minutes) + "m" + twoDigits(rest) + "s"
+  }
+
+  /// A Unix time as local `YYYY-MM-DD HH:MM:SS`; nil for a time that is none.
+  public static func localTime(_ seconds: Double) -> String? {
+    guard seconds.isFinite, abs(seconds) < 1e12 else { return nil }
+    var time = time_t(seconds)
+    var parts = tm()
+    guard localtime_r(&time, &parts) != nil else { return nil }
+    var buffer = [CChar](repeating: 0, count: 64)
+    let count = strftime(&buffer, buffer.count, "%Y-%m-%d %H:%M:%S", &parts)
+    return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
   }
 
   private static func twoDigits(_ value: Int) -> String {

@@ -1,0 +1,111 @@
+import Glibc
+import OprunCore
+
+/// `oprun log` (SPEC §9): a manifest's past runs, or the jobs of one run, read from the
+/// journals in `.oprun/runs/` beside the manifest. Prints them and says how it went as an
+/// exit status: 0, or 2 for an unknown manifest or RUN-ID or a journal it cannot read.
+public enum LogCommandLine {
+  /// What the arguments ask for.
+  enum Request: Equatable {
+    /// Every run of the manifest.
+    case runs(manifest: String)
+    /// The jobs of run `id`, in the folder of `manifest` (`./jobs.yaml`'s when not named).
+    case run(id: String, manifest: String?)
+  }
+
+  /// Shows what `arguments` (`[MANIFEST]`, `RUN-ID` or `MANIFEST RUN-ID`) ask for, as JSON
+  /// with `json`.
+  public static func execute(arguments: [String], json: Bool) -> Int32 {
+    switch request(for: arguments) {
+    case .runs(let manifest):
+      if let problem = missing(manifest) { return fail(problem) }
+      return listRuns(of: manifest, json: json)
+    case .run(let id, let manifest):
+      if let manifest, let problem = missing(manifest) { return fail(problem) }
+      return showRun(id, manifest: manifest, json: json)
+    }
+  }
+
+  /// A lone argument is a manifest when it names an existing file or ends in `.yaml` or
+  /// `.yml`; otherwise it is a RUN-ID.
+  static func request(for arguments: [String]) -> Request {
+    switch arguments.count {
+    case 0: return .runs(manifest: defaultManifest)
+    case 1:
+      let argument = arguments[0]
+      let isManifest = argument.hasSuffix(".yaml") || argument.hasSuffix(".yml") || isFile(argument)
+      return isManifest ? .runs(manifest: argument) : .run(id: argument, manifest: nil)
+    default: return .run(id: arguments[1], manifest: arguments[0])
+    }
+  }
+
+  static let defaultManifest = "jobs.yaml"
+
+  private static func listRuns(of manifest: String, json: Bool) -> Int32 {
+    let folder = JournalFolder(manifestPath: manifest)
+    let (entries, warnings) = folder.entries()
+    warnings.forEach(warn)
+    var runs: [PastRun] = []
+    for entry in entries {
+      switch folder.read(entry) {
+      case .failure(let error):
+        warn("cannot read the journal \(error.message); it is not listed")
+      case .success(let journal):
+        if let warning = JournalFolder.warning(about: journal, in: entry.file, for: .log) { warn(warning) }
+        runs.append(PastRun(header: entry.header, journal: journal))
+      }
+    }
+    let text =
+      json
+      ? RunHistoryText.runsJSON(runs)
+      : RunHistoryText.runs(runs, manifest: manifest, folder: folder.path)
+    LocalRun.writeAll(STDOUT_FILENO, text)
+    return ExitStatus.success
+  }
+
+  private static func showRun(_ id: String, manifest: String?, json: Bool) -> Int32 {
+    let folder = JournalFolder(manifestPath: manifest ?? defaultManifest)
+    let file = folder.file(ofRun: id)
+    guard isRunID(id), access(file, F_OK) == 0 else {
+      let suggestion = Suggestion.closest(to: id, among: folder.runIDs()).map(Suggestion.didYouMean) ?? ""
+      let listing = manifest.map { "'oprun log \($0)'" } ?? "'oprun log'"
+      return fail("no run '\(id)' in \(folder.path)\(suggestion); \(listing) lists the runs")
+    }
+    switch folder.read(file: file, keepingLines: json) {
+    case .failure(let error):
+      return fail("cannot read the journal \(error.message)")
+    case .success(let journal):
+      if let warning = JournalFolder.warning(about: journal, in: file, for: .log) { warn(warning) }
+      LocalRun.writeAll(STDOUT_FILENO, json ? RunHistoryText.journalJSON(journal) : RunHistoryText.jobs(of: journal))
+      return ExitStatus.success
+    }
+  }
+
+  /// A RUN-ID names a file in the folder, never a path elsewhere.
+  private static func isRunID(_ id: String) -> Bool {
+    !id.isEmpty && !id.hasPrefix(".") && !id.contains("/")
+  }
+
+  /// Why `manifest` cannot be the manifest whose runs are shown; nil when it can.
+  private static func missing(_ manifest: String) -> String? {
+    var status = stat()
+    guard stat(manifest, &status) == 0 else {
+      return "no manifest '\(manifest)': \(String(cString: strerror(errno)))"
+    }
+    return status.st_mode & S_IFMT == S_IFDIR ? "no manifest '\(manifest)': it is a directory" : nil
+  }
+
+  private static func isFile(_ path: String) -> Bool {
+    var status = stat()
+    return stat(path, &status) == 0 && status.st_mode & S_IFMT != S_IFDIR
+  }
+
+  private static func warn(_ message: String) {
+    LocalRun.writeAll(STDERR_FILENO, "oprun: warning: " + message + "\n")
+  }
+
+  private static func fail(_ message: String) -> Int32 {
+    LocalRun.writeAll(STDERR_FILENO, "oprun: error: " + message + "\n")
+    return ExitStatus.usage
+  }
+}
