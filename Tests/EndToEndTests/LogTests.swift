@@ -183,6 +183,7 @@ import Testing
     let log = try runOprun(["log", "20260101T000000-9"], in: folder)
     #expect(log.status == 2)
     #expect(
-      log.stderr == "oprun: error: cannot read the journal ./.oprun/runs/20260101T000000-9.ndjson: not a regular file\n")
+      log.stderr == "oprun: error: cannot read the journal ./.oprun/runs/20260101T000000-9.ndjson: not a regular file\n"
+    )
   }
 }

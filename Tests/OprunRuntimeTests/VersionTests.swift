@@ -1,5 +1,5 @@
 import Foundation
-import OprunRuntime
+import OprunCore
 import Testing
 
 /// The version `--version` prints is a semantic version, and the one the man page names.

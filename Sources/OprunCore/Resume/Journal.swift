@@ -14,6 +14,9 @@ public struct Journal: Sendable {
   public var problems: [(line: Int, message: String)] = []
   /// The header declares a format newer than ``Journal/format``: no record was taken.
   public var isFromNewerFormat = false
+  /// The header names an oprun newer than this one; what could be read was taken (a
+  /// fingerprint it computed differently matches nothing, and its job runs again).
+  public var isFromNewerOprun = false
   /// Each line that was read, as JSON, in order: what `oprun log --json` prints. Kept only
   /// when asked for.
   public var lines: [(kind: LineKind, value: JSONValue)] = []
@@ -46,19 +49,30 @@ public struct Journal: Sendable {
       let line = bytes[start..<newline]
       start = newline + 1
       if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") }) { continue }
-      if newline == bytes.count {
-        // Written lines always end with a newline: one without was cut short.
-        journal.problems.append((lineNumber, "the line is incomplete"))
-        continue
-      }
       switch JSONValue.parse(line, limits: limits) {
       case .failure(let error):
-        journal.problems.append((lineNumber, "not JSON (\(error.message))"))
+        // oprun ends every line with a newline: a last line without one was cut short.
+        let cut = newline == bytes.count
+        journal.problems.append((lineNumber, cut ? "the line is incomplete" : "not JSON (\(error.message))"))
       case .success(let value):
         journal.take(value, lineNumber: lineNumber, keepingLines: keepingLines)
       }
     }
     return journal
+  }
+
+  /// Whether version `a` (dot-separated numbers) is newer than `b`; text that is no version
+  /// is newer than nothing.
+  static func isNewer(_ a: String, than b: String) -> Bool {
+    func numbers(_ version: String) -> [Int] {
+      version.split(separator: ".").map { Int($0.prefix { $0.isNumber }) ?? 0 }
+    }
+    let (x, y) = (numbers(a), numbers(b))
+    for index in 0..<max(x.count, y.count) {
+      let (p, q) = (index < x.count ? x[index] : 0, index < y.count ? y[index] : 0)
+      if p != q { return p > q }
+    }
+    return false
   }
 
   private mutating func take(_ value: JSONValue, lineNumber: Int, keepingLines: Bool) {
@@ -70,6 +84,7 @@ public struct Journal: Sendable {
       }
       if self.header != nil { return problems.append((lineNumber, "a second header")) }
       self.header = header
+      isFromNewerOprun = Self.isNewer(header.oprun, than: oprunVersion)
       isFromNewerFormat = header.format > Self.format
       kind = .header
     case "job":

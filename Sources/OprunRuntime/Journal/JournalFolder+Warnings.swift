@@ -15,11 +15,17 @@ extension JournalFolder {
       let consequence = reader == .resume ? "the jobs it recorded run again" : "its job lines are not shown"
       return "\(file) was written by a newer oprun (journal format \(journal.header?.format ?? 0)): " + consequence
     }
-    guard let first = journal.problems.first else { return nil }
+    let newer =
+      journal.isFromNewerOprun ? "\(file) was written by a newer oprun (\(journal.header?.oprun ?? "")): " : nil
+    guard let first = journal.problems.first else {
+      return newer.map {
+        $0 + (reader == .resume ? "what it recorded is read as this oprun understands it" : "shown as read")
+      }
+    }
     let count = journal.problems.count
     let consequence =
       reader == .resume ? "the jobs \(count == 1 ? "it" : "they") recorded run again" : "the rest is shown"
-    return "\(file): skipped \(counted(count, "line")) that could not be read (line \(first.line): "
+    return (newer ?? "\(file): ") + "skipped \(counted(count, "line")) that could not be read (line \(first.line): "
       + "\(first.message)); " + consequence
   }
 }
