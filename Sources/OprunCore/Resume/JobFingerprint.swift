@@ -34,7 +34,10 @@ public struct JobFingerprint: Hashable, Sendable {
 
   /// The value of 16 hex digits; nil for anything else.
   public static func value(of text: String) -> UInt64? {
-    guard text.utf8.count == 16 else { return nil }
+    // Digits only: UInt64(_:radix:) would also take a sign and 15 digits.
+    guard text.utf8.count == 16,
+      text.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0 | 0x20) })
+    else { return nil }
     return UInt64(text, radix: 16)
   }
 }
