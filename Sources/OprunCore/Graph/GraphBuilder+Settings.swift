@@ -25,13 +25,17 @@ extension GraphBuilder {
   /// Where a job runs: its `cwd` within the manifest's `cwd`, relative paths taken from the
   /// manifest's own directory (as go-task does); nil when neither is written.
   static func workingDirectory(job: String?, manifest: String?, manifestPath: String) -> String? {
-    let written: String
+    writtenWorkingDirectory(job: job, manifest: manifest).map { join(directory(of: manifestPath), $0) }
+  }
+
+  /// A job's `cwd` within the manifest's `cwd`, before the manifest's folder is put in
+  /// front: relative to that folder unless absolute; nil when neither is written.
+  static func writtenWorkingDirectory(job: String?, manifest: String?) -> String? {
     switch (manifest, job) {
-    case (nil, nil): return nil
-    case (let manifest?, nil): written = manifest
-    case (let manifest, let job?): written = manifest.map { join($0, job) } ?? job
+    case (nil, nil): nil
+    case (let manifest?, nil): manifest
+    case (let manifest, let job?): manifest.map { join($0, job) } ?? job
     }
-    return join(directory(of: manifestPath), written)
   }
 
   /// `base/path`, or `path` alone when it is absolute or `base` is the current directory.
