@@ -17,14 +17,15 @@ final class EventLog: RunObserver {
     events.removeAll()
   }
 
-  /// `a pending>ready`, `a executing>finished failed`, `a cancelled control`,
-  /// `queue net suspended`, `queue net limit 3`, `a priority high`.
+  /// `a pending>ready`, `a executing>finished failed`, `b ready>finished succeeded resumed`,
+  /// `a cancelled control`, `queue net suspended`, `queue net limit 3`, `a priority high`.
   var lines: [String] {
     events.compactMap { event in
       switch event.kind {
       case .transition(let transition):
         let outcome = transition.outcome.map { " \($0.rawValue)" } ?? ""
-        return "\(name(transition.job)) \(transition.from)>\(transition.to)\(outcome)"
+        let resumed = transition.resumed ? " resumed" : ""
+        return "\(name(transition.job)) \(transition.from)>\(transition.to)\(outcome)\(resumed)"
       case .cancelled(let job, let reason):
         return "\(name(job)) cancelled \(reason.rawValue)"
       case .queueState(let queue, let state):
@@ -61,12 +62,18 @@ final class QueueHarness {
   let log: EventLog
   var now: Double = 0
 
-  init(_ description: String, failurePolicy: FailurePolicy = .stop) {
-    self.graph = makeGraph(description)
+  /// `resume` gives `--resume`'s decision for some jobs by name; every other job runs as
+  /// if there were no journal. Without it there is no resume plan at all.
+  init(_ description: String, failurePolicy: FailurePolicy = .stop, resume: [String: RunDecision]? = nil) {
+    let graph = makeGraph(description)
+    self.graph = graph
     let log = EventLog(graph: graph)
     self.log = log
     var clockSource: () -> Double = { 0 }
-    engine = QueueEngine(graph: graph, failurePolicy: failurePolicy, clock: { clockSource() })
+    let plan = resume.map { decisions in
+      ResumePlan(decisions: graph.jobs.map { decisions[$0.name] ?? .runs(.noJournal) }, journalRun: "last")
+    }
+    engine = QueueEngine(graph: graph, failurePolicy: failurePolicy, resumePlan: plan, clock: { clockSource() })
     clockSource = { [unowned self] in self.now }
     engine.addObserver(log)
   }

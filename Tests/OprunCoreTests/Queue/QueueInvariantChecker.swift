@@ -8,7 +8,11 @@
 final class QueueInvariantChecker: RunObserver {
   let graph: JobGraph
   let failurePolicy: FailurePolicy
+  /// `--resume`'s plan the engine was given, if any.
+  let resumePlan: ResumePlan?
   private(set) var violations: [String] = []
+  /// The jobs that finished resumed.
+  private(set) var resumedJobs: Set<JobID> = []
   private var states: [JobState]
   private var finishCounts: [Int]
   private var cancelReasons: [CancelReason?]
@@ -18,9 +22,10 @@ final class QueueInvariantChecker: RunObserver {
   private var nextSequence: Int
   private var stopFired = false
 
-  init(graph: JobGraph, failurePolicy: FailurePolicy) {
+  init(graph: JobGraph, failurePolicy: FailurePolicy, resumePlan: ResumePlan? = nil) {
     self.graph = graph
     self.failurePolicy = failurePolicy
+    self.resumePlan = resumePlan
     let count = graph.jobs.count
     states = Array(repeating: .pending, count: count)
     finishCounts = Array(repeating: 0, count: count)
@@ -65,6 +70,14 @@ final class QueueInvariantChecker: RunObserver {
     if states[job] != transition.from {
       violation("j\(job) went \(transition.from)>\(transition.to) while \(states[job])")
     }
+    let decision = resumePlan?.decisions[job]
+    if transition.decision != (transition.from == .pending ? decision : nil) {
+      violation(
+        "j\(job) went \(transition.from)>\(transition.to) with decision \(String(describing: transition.decision))")
+    }
+    if transition.resumed, (transition.from, transition.to) != (.ready, .finished) {
+      violation("j\(job) resumed on \(transition.from)>\(transition.to)")
+    }
     switch (transition.from, transition.to) {
     case (.pending, .ready):
       if cancelReasons[job] == nil, !dependenciesFinished(job) { violation("j\(job) ready before its dependencies") }
@@ -73,6 +86,9 @@ final class QueueInvariantChecker: RunObserver {
       if cancelReasons[job] != nil { violation("j\(job) executes although cancelled") }
       if !runConditionHolds(job) { violation("j\(job) executes although its run-if does not hold") }
       if stopFired, node.runIf == .success { violation("j\(job) starts after on-failure stop fired") }
+      if decision == .resumed { violation("j\(job) executes although resumed") }
+    case (.ready, .finished) where transition.resumed:
+      checkResumed(transition)
     case (.ready, .finished):
       guard let reason = cancelReasons[job] else {
         violation("j\(job) finished without executing, not cancelled")
@@ -94,6 +110,20 @@ final class QueueInvariantChecker: RunObserver {
     }
     states[job] = transition.to
     if transition.to == .finished { recordFinish(transition) }
+  }
+
+  /// A job finished without executing because `--resume` resumed it.
+  private func checkResumed(_ transition: Transition) {
+    let job = transition.job
+    resumedJobs.insert(job)
+    if resumePlan?.decisions[job] != .resumed { violation("j\(job) resumed although the plan runs it") }
+    if cancelReasons[job] != nil { violation("j\(job) resumed although cancelled") }
+    if !dependenciesFinished(job) { violation("j\(job) resumed before its dependencies finished") }
+    if !runConditionHolds(job) { violation("j\(job) resumed although its run-if does not hold") }
+    if transition.outcome != .succeeded || transition.duration != 0 {
+      violation(
+        "j\(job) resumed \(String(describing: transition.outcome)) in \(String(describing: transition.duration))")
+    }
   }
 
   private func recordFinish(_ transition: Transition) {

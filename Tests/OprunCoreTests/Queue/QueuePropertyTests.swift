@@ -78,11 +78,13 @@ struct RandomDriver {
   /// The jobs not finished when everything was cancelled.
   private(set) var unfinishedAtCancelAll: Set<JobID> = []
 
-  init(scenario: RandomScenario, steering: Bool) {
+  init(scenario: RandomScenario, steering: Bool, resumePlan: ResumePlan? = nil) {
     self.scenario = scenario
     self.steering = steering
-    engine = QueueEngine(graph: scenario.graph, failurePolicy: scenario.failurePolicy, clock: { 0 })
-    checker = QueueInvariantChecker(graph: scenario.graph, failurePolicy: scenario.failurePolicy)
+    engine = QueueEngine(
+      graph: scenario.graph, failurePolicy: scenario.failurePolicy, resumePlan: resumePlan, clock: { 0 })
+    checker = QueueInvariantChecker(
+      graph: scenario.graph, failurePolicy: scenario.failurePolicy, resumePlan: resumePlan)
     engine.addObserver(checker)
   }
 
