@@ -3,6 +3,7 @@ extension GraphBuilder {
   func node(id: JobID, spec: JobSpec, queue: QueueID, qos queueQoS: QualityOfService?, dependencies: [JobID]) -> JobNode
   {
     let defaults = manifest.defaults
+    let writtenCwd = Self.writtenWorkingDirectory(job: spec.cwd, manifest: manifest.cwd?.value)
     return JobNode(
       id: id, name: spec.name, queue: queue, dependencies: dependencies,
       explicitPriority: spec.priority ?? defaults.priority,
@@ -10,7 +11,7 @@ extension GraphBuilder {
       commands: spec.commands, completion: spec.completion, runIf: spec.runIf,
       timeout: spec.timeout ?? defaults.timeout, retries: spec.retries ?? defaults.retries ?? 0,
       env: Self.environment(manifest.env, overriddenBy: spec.env),
-      cwd: Self.workingDirectory(job: spec.cwd, manifest: manifest.cwd?.value, manifestPath: manifest.path),
+      cwd: writtenCwd.map { Self.join(Self.directory(of: manifest.path), $0) }, writtenCwd: writtenCwd,
       barrier: spec.barrier, interactive: spec.interactive, location: spec.location)
   }
 
@@ -20,12 +21,6 @@ extension GraphBuilder {
     guard !shared.isEmpty else { return own }
     let ownNames = Set(own.map(\.name))
     return shared.filter { !ownNames.contains($0.name) } + own
-  }
-
-  /// Where a job runs: its `cwd` within the manifest's `cwd`, relative paths taken from the
-  /// manifest's own directory (as go-task does); nil when neither is written.
-  static func workingDirectory(job: String?, manifest: String?, manifestPath: String) -> String? {
-    writtenWorkingDirectory(job: job, manifest: manifest).map { join(directory(of: manifestPath), $0) }
   }
 
   /// A job's `cwd` within the manifest's `cwd`, before the manifest's folder is put in
@@ -40,8 +35,8 @@ extension GraphBuilder {
 
   /// `base/path`, or `path` alone when it is absolute or `base` is the current directory.
   static func join(_ base: String, _ path: String) -> String {
-    if path.hasPrefix("/") || base == "." || base.isEmpty { return path }
     if path == "." || path.isEmpty { return base }
+    if path.hasPrefix("/") || base == "." || base.isEmpty { return path }
     return base.hasSuffix("/") ? base + path : base + "/" + path
   }
 

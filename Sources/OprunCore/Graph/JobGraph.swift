@@ -73,7 +73,13 @@ public struct JobNode: Sendable {
   /// How many times a failed job is run again; 0 for none.
   public var retries: Int
   public var env: [EnvironmentEntry]
+  /// Where it runs: ``writtenCwd`` resolved against the manifest's folder; nil when neither
+  /// the job nor the manifest sets a `cwd` (it runs in the manifest's folder).
   public var cwd: String?
+  /// Its `cwd` within the manifest's `cwd`, as written: relative to the manifest's folder
+  /// unless absolute, so it means the same wherever the manifest is (what a fingerprint
+  /// holds); nil when neither is written.
+  public var writtenCwd: String?
   public var barrier: Bool
   public var interactive: Bool
   public var location: SourceLocation
@@ -82,8 +88,8 @@ public struct JobNode: Sendable {
     id: JobID, name: String, queue: QueueID, dependencies: [JobID], dependents: [JobID] = [],
     explicitPriority: Priority? = nil, qos: QualityOfService = .default, commands: [String],
     completion: String? = nil, runIf: RunCondition = .success, timeout: Double? = nil, retries: Int = 0,
-    env: [EnvironmentEntry] = [], cwd: String? = nil, barrier: Bool = false, interactive: Bool = false,
-    location: SourceLocation
+    env: [EnvironmentEntry] = [], cwd: String? = nil, writtenCwd: String? = nil, barrier: Bool = false,
+    interactive: Bool = false, location: SourceLocation
   ) {
     self.id = id
     self.name = name
@@ -99,6 +105,7 @@ public struct JobNode: Sendable {
     self.retries = retries
     self.env = env
     self.cwd = cwd
+    self.writtenCwd = writtenCwd
     self.barrier = barrier
     self.interactive = interactive
     self.location = location

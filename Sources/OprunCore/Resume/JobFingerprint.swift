@@ -93,7 +93,6 @@ extension JobGraph {
   /// Every job's fingerprint, indexed by ``JobID``.
   public func fingerprints() -> [JobFingerprint] {
     var fingerprints = [JobFingerprint?](repeating: nil, count: jobs.count)
-    let workingDirectories = fingerprintedWorkingDirectories()
     var text = FingerprintText()
     for job in topologicalOrder() {
       var parts = FingerprintParts()
@@ -107,7 +106,7 @@ extension JobGraph {
           text.append(entry.value)
         }
       }
-      parts[.cwd] = text.hash { $0.append(workingDirectories[job]) }
+      parts[.cwd] = text.hash { $0.append(jobs[job].writtenCwd ?? ".") }
       parts[.timeout] = text.hash { $0.append(jobs[job].timeout.map { "\($0)" } ?? "none") }
       let dependencies = jobs[job].dependencies.sorted { jobs[$0].name < jobs[$1].name }
       parts[.dependencies] = text.hash { text in
@@ -139,46 +138,6 @@ extension JobGraph {
     return order
   }
 
-  /// Each job's working directory as the fingerprint sees it: its `cwd` as written (within
-  /// the manifest's), so that a relative one means the same wherever the manifest is and
-  /// however its path was given, and an absolute one stays absolute; "." for none.
-  ///
-  /// `JobNode.cwd` alone cannot say it: once the manifest's folder is put in front,
-  /// `/dir/sub` may have been written `sub` (in `/dir/jobs.yaml`) or `/dir/sub`. A job
-  /// without a spec of its name in the manifest, or that no longer runs where its spec
-  /// says, is taken from `JobNode.cwd`.
-  func fingerprintedWorkingDirectories() -> [String] {
-    let folder = manifestFolder
-    let manifestCwd = manifest.cwd?.value
-    // A job is at its manifest index unless the graph was restricted to targets.
-    var specByName: [String: Int]?
-    return jobs.indices.map { job -> String in
-      let node = jobs[job]
-      var spec: Int? = job < manifest.jobs.count && manifest.jobs[job].name == node.name ? job : nil
-      if spec == nil {
-        if specByName == nil {
-          specByName = Dictionary(
-            manifest.jobs.indices.map { (manifest.jobs[$0].name, $0) }, uniquingKeysWith: { first, _ in first })
-        }
-        spec = specByName?[node.name]
-      }
-      let written = spec.map { manifest.jobs[$0].cwd }
-      guard let written,
-        GraphBuilder.workingDirectory(job: written, manifest: manifestCwd, manifestPath: manifest.path) == node.cwd
-      else { return Self.relativeWorkingDirectory(node.cwd, folder: folder) }
-      return GraphBuilder.writtenWorkingDirectory(job: written, manifest: manifestCwd) ?? "."
-    }
-  }
-
-  /// A working directory as the fingerprint sees it when only `JobNode.cwd` is known:
-  /// relative to the manifest's folder when inside it ("." for the folder itself), else as is.
-  static func relativeWorkingDirectory(_ cwd: String?, folder: String) -> String {
-    guard let cwd else { return "." }
-    if folder == "." { return cwd }
-    if cwd == folder { return "." }
-    let prefix = folder.hasSuffix("/") ? folder : folder + "/"
-    return cwd.hasPrefix(prefix) ? String(cwd.dropFirst(prefix.count)) : cwd
-  }
 }
 
 /// The bytes a fingerprint part is hashed from: each string prefixed by its length, so that

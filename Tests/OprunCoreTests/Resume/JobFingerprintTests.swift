@@ -256,24 +256,17 @@ import Testing
     #expect(JobFingerprint.value(of: text) == nil, "\(text)")
   }
 
-  @Test func aGraphWithoutJobSpecsTakesTheCwdRelativeToTheManifestsFolder() throws {
-    let loaded = try graph("jobs: {a: {command: x, cwd: sub}}", path: "/abs/dir/jobs.yaml")
-    var built = loaded
-    built.manifest.jobs = []
-    #expect(built.jobs[0].cwd == "/abs/dir/sub")
-    #expect(built.fingerprints() == loaded.fingerprints())
+  @Test func theCwdPartIsTheCwdAsWrittenNotWhereTheManifestHappensToBe() throws {
+    let here = try graph("jobs: {a: {command: x, cwd: sub}}", path: "/abs/dir/jobs.yaml")
+    let there = try graph("jobs: {a: {command: x, cwd: sub}}", path: "/elsewhere/jobs.yaml")
+    #expect(here.jobs[0].cwd == "/abs/dir/sub")
+    #expect(here.jobs[0].writtenCwd == "sub")
+    #expect(here.fingerprints() == there.fingerprints())
 
-    built.jobs[0].cwd = "/abs/dir/other"
-    #expect(built.fingerprints()[0].parts[.cwd] != loaded.fingerprints()[0].parts[.cwd])
-  }
-
-  @Test func aJobMovedAfterLoadingIsFingerprintedWhereItRuns() throws {
-    var moving = try graph("jobs: {a: {command: x, cwd: sub}}", path: "/abs/dir/jobs.yaml")
-    let before = moving.fingerprints()[0]
-    moving.jobs[0].cwd = "/abs/dir/other"
-    let moved = moving.fingerprints()[0]
-    let written = try graph("jobs: {a: {command: x, cwd: other}}", path: "/abs/dir/jobs.yaml").fingerprints()[0]
-    #expect(moved != before)
-    #expect(moved == written)
+    var moved = here
+    moved.jobs[0].writtenCwd = "other"
+    let written = try graph("jobs: {a: {command: x, cwd: other}}", path: "/abs/dir/jobs.yaml")
+    #expect(moved.fingerprints()[0].parts[.cwd] != here.fingerprints()[0].parts[.cwd])
+    #expect(moved.fingerprints() == written.fingerprints())
   }
 }
