@@ -119,7 +119,7 @@ final class RunSession {
         JournalWriter(
           descriptor: descriptor, file: file, graph: graph, fingerprints: fingerprints, identity: identity,
           arguments: configuration.arguments, targets: configuration.targets, warn: { driver.warn($0) }))
-      folder.prune()
+      folder.prune(keeping: file)
       return nil
     }
   }
