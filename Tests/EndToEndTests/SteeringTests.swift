@@ -147,6 +147,8 @@ import Testing
       """)
     let run = try scene.startRun()
     try scene.folder.waitUntilExists("up")
+    // The job may get this far before oprun has written its `executing` event.
+    try scene.folder.waitUntilExecuting("worker")
     let group = try #require(run.log.pids(of: "worker").first)
     try waitUntil("three shells in the group") { liveMembers(ofGroup: group).count >= 3 }
 
@@ -185,6 +187,8 @@ import Testing
       """)
     let run = try scene.startRun(["--grace", "1"])
     try scene.folder.waitUntilExists("up")
+    // The job may get this far before oprun has written its `executing` event.
+    try scene.folder.waitUntilExecuting("stubborn")
     let group = try #require(run.log.pids(of: "stubborn").first)
     try waitUntil("the grandchild runs sleep") { groupRuns(group, command: "sleep") }
     if paused {

@@ -112,10 +112,11 @@ public struct JournalFolder: Sendable {
     return .success((descriptor, file))
   }
 
-  /// Removes this manifest's journals but the newest ``keptRuns``.
-  func prune() {
-    let entries = entries().entries
-    for entry in entries.dropLast(Self.keptRuns) { unlink(entry.file) }
+  /// Removes this manifest's journals but the newest ``keptRuns``, counting `newJournal`, just
+  /// created: it has no header yet, so ``entries()`` does not list it.
+  func prune(keeping newJournal: String) {
+    let older = entries().entries.filter { $0.file != newJournal }
+    for entry in older.dropLast(Self.keptRuns - 1) { unlink(entry.file) }
   }
 
   static func fileName(of path: String) -> String {

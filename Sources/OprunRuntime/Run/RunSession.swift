@@ -51,10 +51,12 @@ final class RunSession {
     let driver = RunDriver(
       graph: graph, failurePolicy: configuration.failurePolicy ?? graph.manifest.onFailure,
       grace: configuration.grace, resumePlan: resumePlan, backend: backend, clock: loop)
-    for observer in observers { driver.addObserver(observer) }
     let identity = RunIdentity.starting(id: RunID.make(), manifestPath: configuration.manifestPath)
     var warnings = warnings
+    // The journal observes first: a job is in it before any reporter shows it finished, so
+    // that a run killed just after a job was seen to finish still has it.
     if let journalWarning = openJournal(of: identity, driver: driver) { warnings.append(journalWarning) }
+    for observer in observers { driver.addObserver(observer) }
     output.onReaderClosed = { driver.apply(.outputClosed) }
     output.onWarning = { driver.warn($0) }
 
@@ -119,7 +121,7 @@ final class RunSession {
         JournalWriter(
           descriptor: descriptor, file: file, graph: graph, fingerprints: fingerprints, identity: identity,
           arguments: configuration.arguments, targets: configuration.targets, warn: { driver.warn($0) }))
-      folder.prune()
+      folder.prune(keeping: file)
       return nil
     }
   }
