@@ -18,12 +18,32 @@ public struct ResumePlan: Sendable {
 
   /// The plan for `graph` whose fingerprints are `fingerprints`, against `records` (each
   /// job's last record by name, see ``JournalHistory``), or with no journal at all.
-  public init(graph: JobGraph, fingerprints: [JobFingerprint], records: [String: JournalRecord]?, journalRun: String?) {
+  /// `someLinesUnread`: a journal they come from had lines that could not be read, so a
+  /// job without a record may have lost it there.
+  public init(
+    graph: JobGraph, fingerprints: [JobFingerprint], records: [String: JournalRecord]?, journalRun: String?,
+    someLinesUnread: Bool = false
+  ) {
     var decisions = [RunDecision](repeating: .resumed, count: graph.jobs.count)
     for job in graph.topologicalOrder() {
-      decisions[job] = Self.decide(
-        graph.jobs[job].dependencies, fingerprint: fingerprints[job], record: records.map { $0[graph.jobs[job].name] },
-        decisions: decisions)
+      let dependencies = graph.jobs[job].dependencies
+      let record = records.map { $0[graph.jobs[job].name] }
+      var decision = Self.decide(dependencies, fingerprint: fingerprints[job], record: record, decisions: decisions)
+      switch decision {
+      case .runs(.notInLastRun) where someLinesUnread:
+        decision = .runs(.unreadable)
+      case .runs(.changed([])):
+        // Its own parts are unchanged and every dependency is resumed, yet its fingerprint
+        // differs: a dependency changed and ran since this job's record (in a run that
+        // did not cover this job). Name it when the records tell which.
+        let since = (record ?? nil)?.start ?? 0
+        if let newer = dependencies.first(where: { (records?[graph.jobs[$0].name]?.start ?? 0) > since }) {
+          decision = .runs(.dependencyChanged(newer))
+        }
+      default:
+        break
+      }
+      decisions[job] = decision
     }
     self.init(decisions: decisions, journalRun: journalRun)
   }
@@ -70,6 +90,11 @@ public enum RunReason: Equatable, Sendable {
   case changed([FingerprintPart])
   /// This dependency runs; `origin` is the job up the chain that runs for a reason of its own.
   case dependencyRuns(JobID, origin: JobID)
+  /// This dependency changed and ran after the job's record was written (a run that did not
+  /// cover the job), so the job's fingerprint changed with it.
+  case dependencyChanged(JobID)
+  /// No record of it could be read: the journal had lines that could not be.
+  case unreadable
 
   /// The job at the top of a chain of `dependencyRuns`; nil for a reason of the job's own.
   var origin: JobID? {
@@ -85,6 +110,8 @@ public enum RunReason: Equatable, Sendable {
     case .lastOutcome(let outcome): outcome.rawValue
     case .changed: "changed"
     case .dependencyRuns: "dependency-runs"
+    case .dependencyChanged: "dependency-changed"
+    case .unreadable: "unreadable"
     }
   }
 }
@@ -112,6 +139,10 @@ extension RunDecision {
     case .runs(.changed(let parts)):
       guard !parts.isEmpty else { return "changed" }
       return parts.map(\.rawValue).joined(separator: ", ") + " changed"
+    case .runs(.dependencyChanged(let dependency)):
+      return "dependency \(graph.jobs[dependency].name) changed since it last ran"
+    case .runs(.unreadable):
+      return "its record in the last run could not be read"
     case .runs(.dependencyRuns(let dependency, let origin)):
       let text = "dependency \(graph.jobs[dependency].name) runs"
       return origin == dependency ? text : text + " (because of \(graph.jobs[origin].name))"
