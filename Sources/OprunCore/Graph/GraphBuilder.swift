@@ -113,7 +113,8 @@ struct GraphBuilder {
   }
 
   private mutating func reportCycles(_ jobs: [JobNode]) {
-    let found = DependencyCycles(dependencies: jobs.map(\.dependencies), dependents: jobs.map(\.dependents)).find()
+    let found = DependencyCycles(dependencies: jobs.map { $0.dependencies }, dependents: jobs.map { $0.dependents })
+      .find()
     for cycle in found.cycles {
       let path = (cycle.jobs + [cycle.jobs[0]]).map { jobs[$0].name }.joined(separator: " -> ")
       diagnostics.append(Diagnostic(at: jobs[cycle.jobs[0]].location, "dependency cycle: \(path)"))

@@ -22,7 +22,7 @@ extension JobGraph {
   /// repeatedly the ready job of the highest band, first in manifest order, as the queue
   /// engine orders one queue — here across all queues, since one job runs at a time.
   public func plan() -> [PlanStep] {
-    var waiting = jobs.map(\.dependencies.count)
+    var waiting = jobs.map { $0.dependencies.count }
     var ready = ReadyHeap()
     for job in jobs where job.dependencies.isEmpty {
       ready.push(job: job.id, band: band(of: job), sequence: job.id)

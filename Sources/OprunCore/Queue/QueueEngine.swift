@@ -80,7 +80,7 @@ public final class QueueEngine {
     outcomes = Array(repeating: nil, count: count)
     attempts = Array(repeating: 1, count: count)
     executingSince = Array(repeating: 0, count: count)
-    unfinishedDependencies = graph.jobs.map(\.dependencies.count)
+    unfinishedDependencies = graph.jobs.map { $0.dependencies.count }
     unsuccessfulDependencies = Array(repeating: 0, count: count)
     attemptTimedOut = Array(repeating: false, count: count)
     bands = graph.jobs.map { job in job.band(onSerialQueue: graph.queues[job.queue].maxConcurrent == 1) }

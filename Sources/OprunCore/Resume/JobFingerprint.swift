@@ -108,7 +108,8 @@ extension JobGraph {
       }
       parts[.cwd] = text.hash { $0.append(jobs[job].writtenCwd ?? ".") }
       parts[.timeout] = text.hash { $0.append(jobs[job].timeout.map { "\($0)" } ?? "none") }
-      let dependencies = jobs[job].dependencies.sorted { jobs[$0].name < jobs[$1].name }
+      var dependencies = jobs[job].dependencies
+      if dependencies.count > 1 { dependencies.sort { jobs[$0].name < jobs[$1].name } }
       parts[.dependencies] = text.hash { text in
         for dependency in dependencies { text.append(jobs[dependency].name) }
       }
@@ -124,7 +125,7 @@ extension JobGraph {
 
   /// Jobs ordered so that each comes after all its dependencies.
   func topologicalOrder() -> [JobID] {
-    var waiting = jobs.map(\.dependencies.count)
+    var waiting = jobs.map { $0.dependencies.count }
     var order = jobs.indices.filter { waiting[$0] == 0 }
     order.reserveCapacity(jobs.count)
     var next = 0

@@ -38,6 +38,6 @@ public enum JournalHistory {
   /// or a target this graph does not have, which cannot be told apart safely).
   static func coveredJobs(by targets: [String], in graph: JobGraph) -> Set<String>? {
     guard !targets.isEmpty, let selection = try? graph.restricted(to: targets) else { return nil }
-    return Set(selection.jobs.map(\.name))
+    return Set(selection.jobs.map { $0.name })
   }
 }

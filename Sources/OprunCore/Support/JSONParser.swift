@@ -102,13 +102,16 @@ struct JSONParser {
     position += 1  // "
     // Most strings have no escape: they are made straight from the input.
     var end = position
+    var isASCII = true
     while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 {
+      isASCII = isASCII && bytes[end] < 0x80
       end += 1
     }
     if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
-      guard let text = String(validating: UnsafeBufferPointer(rebasing: bytes[position..<end]), as: UTF8.self) else {
-        throw JSONError(offset: start, "invalid UTF-8 in a string")
-      }
+      let raw = UnsafeBufferPointer(rebasing: bytes[position..<end])
+      // ASCII is valid UTF-8 as it is: only other text needs the (slower) validation.
+      let text = isASCII ? String(decoding: raw, as: UTF8.self) : String(validating: raw, as: UTF8.self)
+      guard let text else { throw JSONError(offset: start, "invalid UTF-8 in a string") }
       position = end + 1
       return text
     }

@@ -1,15 +1,41 @@
+import Glibc
 import OprunCore
 
 extension JournalFolder {
+  /// This manifest's journals as `--resume` starts reading them: the list, oldest first, the
+  /// newest one read, and the warnings so far.
+  public struct ResumeReading: Sendable {
+    var entries: [Entry]
+    var warnings: [String]
+    /// The newest journal, read; nil when there is none.
+    var newest: (entry: Entry, journal: Result<Journal, JournalError>)?
+  }
+
+  /// Lists the journals and reads the newest, which is all most resumes need.
+  public func beginResumeReading() -> ResumeReading {
+    var (entries, warnings) = entries()
+    let newest = entries.popLast().map { ($0, read($0)) }
+    return ResumeReading(entries: entries, warnings: warnings, newest: newest)
+  }
+
+  /// ``beginResumeReading()`` on a thread of its own, so that reading a large journal costs
+  /// no time while the manifest is loaded; ``ResumeReadingInBackground/wait()`` gives it.
+  public func beginResumeReadingInBackground() -> ResumeReadingInBackground {
+    ResumeReadingInBackground { self.beginResumeReading() }
+  }
+
   /// `--resume`'s plan for `graph` against this manifest's journals, newest first, and a
   /// warning for each journal or line that could not be read (the jobs they recorded run).
-  public func resumePlan(for graph: JobGraph, fingerprints: [JobFingerprint]) -> (plan: ResumePlan, warnings: [String])
-  {
-    var (entries, warnings) = entries()
+  public func resumePlan(
+    for graph: JobGraph, fingerprints: [JobFingerprint], reading: ResumeReading? = nil
+  ) -> (plan: ResumePlan, warnings: [String]) {
+    var reading = reading ?? beginResumeReading()
+    var warnings = reading.warnings
     var someLinesUnread = false
     let history = JournalHistory.lastRecords(for: graph) {
-      while let entry = entries.popLast() {
-        switch read(entry) {
+      while let (entry, result) = reading.newest ?? reading.entries.popLast().map({ ($0, read($0)) }) {
+        reading.newest = nil
+        switch result {
         case .failure(let error):
           warnings.append("cannot read the journal \(error.message); ignored")
         case .success(let journal):
@@ -28,5 +54,43 @@ extension JournalFolder {
       graph: graph, fingerprints: fingerprints, records: history.records, journalRun: history.run,
       someLinesUnread: someLinesUnread)
     return (plan, warnings)
+  }
+}
+
+/// A ``JournalFolder/ResumeReading`` under way on its own thread.
+public final class ResumeReadingInBackground: @unchecked Sendable {
+  // Written by the thread before it ends, read only after `pthread_join`: no lock needed.
+  private var result: JournalFolder.ResumeReading?
+  private let work: @Sendable () -> JournalFolder.ResumeReading
+  private var thread: pthread_t?
+
+  init(_ work: @escaping @Sendable () -> JournalFolder.ResumeReading) {
+    self.work = work
+    var thread = pthread_t()
+    let context = Unmanaged.passRetained(self).toOpaque()
+    let started = pthread_create(
+      &thread, nil,
+      { context in
+        let reading = Unmanaged<ResumeReadingInBackground>.fromOpaque(context!).takeRetainedValue()
+        reading.result = reading.work()
+        return nil
+      }, context)
+    if started == 0 {
+      self.thread = thread
+    } else {
+      Unmanaged<ResumeReadingInBackground>.fromOpaque(context).release()
+    }
+  }
+
+  /// The reading, once done; done here when no thread could be started.
+  public func wait() -> JournalFolder.ResumeReading {
+    if let thread {
+      pthread_join(thread, nil)
+      self.thread = nil
+    }
+    if let result { return result }
+    let reading = work()
+    result = reading
+    return reading
   }
 }

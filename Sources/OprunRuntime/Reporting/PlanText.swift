@@ -4,7 +4,7 @@ import OprunCore
 /// `--resume`, whether each job is resumed or why it runs.
 enum PlanText {
   static func render(_ plan: [PlanStep], of graph: JobGraph, resumePlan: ResumePlan? = nil) -> String {
-    let width = min(graph.jobs.map(\.name.count).max() ?? 0, 24)
+    let width = min(graph.jobs.map { $0.name.count }.max() ?? 0, 24)
     let digits = String(plan.count).count
     var text = "plan: \(counted(plan.count, "job")) in the order a serial run starts them"
     if let resumePlan {

@@ -6,6 +6,9 @@ public enum LocalRun {
   /// Runs `configuration` to the end and returns oprun's exit status; a run ended by a
   /// signal ends oprun by that signal instead, once everything is reported.
   public static func execute(_ configuration: RunConfiguration) -> Int32 {
+    let journals = JournalFolder(manifestPath: configuration.manifestPath)
+    // The journal is read while the manifest is loaded: they do not depend on each other.
+    let reading = configuration.resume ? journals.beginResumeReadingInBackground() : nil
     let graph: JobGraph
     switch loadGraph(configuration) {
     case .success(let loaded): graph = loaded
@@ -16,9 +19,8 @@ public enum LocalRun {
     let fingerprints = configuration.keepsJournal || configuration.resume ? graph.fingerprints() : nil
     var resumePlan: ResumePlan?
     var warnings: [String] = []
-    if configuration.resume, let fingerprints {
-      (resumePlan, warnings) = JournalFolder(manifestPath: configuration.manifestPath).resumePlan(
-        for: graph, fingerprints: fingerprints)
+    if let reading, let fingerprints {
+      (resumePlan, warnings) = journals.resumePlan(for: graph, fingerprints: fingerprints, reading: reading.wait())
     }
     if configuration.dryRun {
       for warning in warnings { writeAll(2, "oprun: warning: \(warning)\n") }
