@@ -30,6 +30,14 @@ cost = (on["median"] - off["median"]) / off["median"] * 100
 print(f"{shape:<8} {n} jobs  journal {on['median']*1000:7.1f} ms ±{on['stddev']*1000:4.1f}   "
       f"--no-journal {off['median']*1000:7.1f} ms ±{off['stddev']*1000:4.1f}   cost {cost:+.1f} %")
 PY
+  # hyperfine runs one command's rounds after the other's, so a drift of the machine lands on
+  # one of them; interleaved rounds give the steadier figure.
+  python3 "$ROOT/Benchmarks/interleave.py" "$RUNS" "journal=$OPRUN -j 2 -q $shape.yaml" \
+    "nojournal=$OPRUN -j 2 -q --no-journal $shape.yaml" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+print(f"         interleaved medians: journal {r[\"journal\"]:.1f} ms, --no-journal {r[\"nojournal\"]:.1f} ms, "
+      f"cost {(r[\"journal\"] - r[\"nojournal\"]) / r[\"nojournal\"] * 100:+.1f} %")'
 done
 
 mkdir big && cd big
