@@ -34,11 +34,16 @@ enum FileContents {
     var status = stat()
     guard fstat(descriptor, &status) == 0 else { return .failure(.system(errno)) }
     if status.st_mode & S_IFMT != S_IFREG { return .failure(.notRegularFile) }
+    return readChunk(descriptor, capacity: count)
+  }
+
+  /// Up to `capacity` bytes from `descriptor`: fewer only at end of file.
+  private static func readChunk(_ descriptor: Int32, capacity: Int) -> Result<[UInt8], Failure> {
     var failure: Int32 = 0
-    let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, filled in
+    let bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, filled in
       filled = 0
-      while filled < count {
-        let received = Glibc.read(descriptor, buffer.baseAddress! + filled, count - filled)
+      while filled < capacity {
+        let received = Glibc.read(descriptor, buffer.baseAddress! + filled, capacity - filled)
         if received < 0, errno == EINTR { continue }
         if received < 0 { failure = errno }
         guard received > 0 else { return }
@@ -61,18 +66,11 @@ enum FileContents {
     var capacity = max(sizeHint + 1, 4096)
     var total = 0
     while true {
-      var failure: Int32 = 0
-      let chunk = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
-        count = 0
-        while count < capacity {
-          let received = Glibc.read(descriptor, buffer.baseAddress! + count, capacity - count)
-          if received < 0, errno == EINTR { continue }
-          if received < 0 { failure = errno }
-          guard received > 0 else { return }
-          count += received
-        }
+      let chunk: [UInt8]
+      switch readChunk(descriptor, capacity: capacity) {
+      case .success(let bytes): chunk = bytes
+      case .failure(let failure): return .failure(failure)
       }
-      if failure != 0 { return .failure(.system(failure)) }
       total += chunk.count
       if total > limit { return .failure(.tooLarge) }
       let isLast = chunk.count < capacity
