@@ -222,11 +222,14 @@ public struct JournalEnd: Sendable, Equatable {
   public var counts: [Outcome: Int]
   /// Seconds from the run's start to its end.
   public var duration: Double?
+  /// How many of the succeeded jobs were resumed; nil when the line does not say.
+  public var resumed: Int?
 
-  public init(exitCode: Int, counts: [Outcome: Int], duration: Double?) {
+  public init(exitCode: Int, counts: [Outcome: Int], duration: Double?, resumed: Int? = nil) {
     self.exitCode = exitCode
     self.counts = counts
     self.duration = duration
+    self.resumed = resumed
   }
 
   init?(_ value: JSONValue) {
@@ -235,6 +238,7 @@ public struct JournalEnd: Sendable, Equatable {
     for (key, member) in value["counts"]?.objectValue ?? [] {
       if let outcome = Outcome(rawValue: key), let count = member.intValue { counts[outcome] = count }
     }
-    self.init(exitCode: exitCode, counts: counts, duration: value["duration"]?.doubleValue)
+    self.init(
+      exitCode: exitCode, counts: counts, duration: value["duration"]?.doubleValue, resumed: value["resumed"]?.intValue)
   }
 }

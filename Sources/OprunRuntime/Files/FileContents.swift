@@ -37,6 +37,19 @@ enum FileContents {
     return readChunk(descriptor, capacity: count)
   }
 
+  /// At most the last `count` bytes of the regular file at `path`.
+  static func readSuffix(path: String, count: Int) -> Result<[UInt8], Failure> {
+    guard let descriptor = openForReading(path, regularOnly: true) else { return .failure(.system(errno)) }
+    defer { close(descriptor) }
+    var status = stat()
+    guard fstat(descriptor, &status) == 0 else { return .failure(.system(errno)) }
+    if status.st_mode & S_IFMT != S_IFREG { return .failure(.notRegularFile) }
+    guard lseek(descriptor, max(0, status.st_size - off_t(count)), SEEK_SET) >= 0 else {
+      return .failure(.system(errno))
+    }
+    return readChunk(descriptor, capacity: count)
+  }
+
   /// Up to `capacity` bytes from `descriptor`: fewer only at end of file.
   private static func readChunk(_ descriptor: Int32, capacity: Int) -> Result<[UInt8], Failure> {
     var failure: Int32 = 0

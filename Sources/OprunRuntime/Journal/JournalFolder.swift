@@ -71,6 +71,17 @@ public struct JournalFolder: Sendable {
     path + "/" + id + ".ndjson"
   }
 
+  /// The closing line of `entry`'s journal, read from its end alone (a list of runs need not
+  /// read 100,000 job lines each); nil when its last line is no end line (oprun was killed).
+  func end(of entry: Entry) -> JournalEnd? {
+    guard case .success(var tail) = FileContents.readSuffix(path: entry.file, count: 64 << 10),
+      tail.last == UInt8(ascii: "\n")
+    else { return nil }
+    tail.removeLast()
+    let lastLine = tail.lastIndex(of: UInt8(ascii: "\n")).map { tail.index(after: $0) } ?? tail.startIndex
+    return Journal.read(Array(tail[lastLine...]) + [UInt8(ascii: "\n")]).end
+  }
+
   /// The journal of `entry`, or why it cannot be read.
   public func read(_ entry: Entry, keepingLines: Bool = false) -> Result<Journal, JournalError> {
     read(file: entry.file, keepingLines: keepingLines)

@@ -26,6 +26,8 @@ final class JournalWriter: RunObserver {
   /// Lines of resumed jobs not yet written: they finish together as the run starts, and are
   /// written together, up to ``resumedBatch`` bytes a write, before anything else happens.
   private var resumedLines: [UInt8] = []
+  /// Jobs resumed so far, for the closing line.
+  private var resumedCount = 0
   static let resumedBatch = 64 << 10
 
   /// A journal written to `descriptor` (the open file `file`), warning through `warn`.
@@ -47,6 +49,7 @@ final class JournalWriter: RunObserver {
   func observe(_ event: RunEvent) {
     guard descriptor >= 0 else { return }
     if case .transition(let transition) = event.kind, transition.resumed {
+      resumedCount += 1
       writeRecord(of: transition, at: event.time)
       resumedLines.append(contentsOf: line.bytes)
       if resumedLines.count >= Self.resumedBatch { writeResumedLines() }
@@ -126,6 +129,7 @@ final class JournalWriter: RunObserver {
       for outcome in Outcome.allCases { members.field(named: outcome.rawValue, counts[outcome] ?? 0) }
     }
     line.field("duration", time, fractionDigits: 3)
+    line.field("resumed", resumedCount)
     line.close(newline: true)
     append(line.bytes)
   }

@@ -47,6 +47,14 @@ public enum LogCommandLine {
     warnings.forEach(warn)
     var runs: [PastRun] = []
     for entry in entries {
+      // A closing line that says everything a row shows (this oprun writes such lines)
+      // spares reading the whole journal: a run of 100,000 jobs wrote 30 MB.
+      if let end = folder.end(of: entry), end.resumed != nil {
+        var closed = Journal()
+        closed.end = end
+        runs.append(PastRun(header: entry.header, journal: closed))
+        continue
+      }
       switch folder.read(entry) {
       case .failure(let error):
         warn("cannot read the journal \(error.message); it is not listed")

@@ -44,8 +44,8 @@ public struct PastRun: Sendable, Equatable {
     return counts
   }
 
-  /// The jobs the run resumed.
+  /// The jobs the run resumed: as its end line says, else counted from its job lines.
   static func resumedCount(of journal: Journal) -> Int {
-    journal.recordsByJob.values.count(where: \.resumed)
+    journal.end?.resumed ?? journal.recordsByJob.values.count(where: \.resumed)
   }
 }
