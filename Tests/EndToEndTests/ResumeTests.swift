@@ -126,7 +126,7 @@ import Testing
       #expect(log.outcome(of: job) == "succeeded")
       #expect(log.executed(job))
     }
-    #expect(humanLine(resumed.stdout, "ready", "hold") == "runs: not finished in the last run")
+    #expect(humanLine(resumed.stdout, "ready", "hold") == "runs: no record of it in the last run")
     #expect(log.firstTransition(of: "hold")?.string("why") == "not-in-last-run")
     let counts = folder.runCounts
     for job in finishedBefore + ["hold", "docs", "test", "package"] {

@@ -10,8 +10,12 @@ public struct Journal: Sendable {
   /// In the order written; a job written twice keeps its last record in ``recordsByJob``.
   public var records: [JournalRecord] = []
   public var end: JournalEnd?
-  /// Lines that could not be read: 1-based line number and why.
+  /// Lines that could not be read: 1-based line number and why; the first
+  /// ``keptProblems`` of them, so that a journal of a million junk lines costs no memory.
   public var problems: [(line: Int, message: String)] = []
+  /// How many lines could not be read, all of them.
+  public var problemCount = 0
+  public static let keptProblems = 1000
   /// The header declares a format newer than ``Journal/format``: no record was taken.
   public var isFromNewerFormat = false
   /// The header names an oprun newer than this one; what could be read was taken (a
@@ -42,7 +46,7 @@ public struct Journal: Sendable {
     var journal = Journal()
     var lineNumber = 0
     var start = 0
-    let limits = JSONLimits(maximumLength: 1 << 20, maximumDepth: 8)
+    let limits = JSONLimits(maximumLength: 64 << 20, maximumDepth: 8)
     while start < bytes.count {
       lineNumber += 1
       let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
@@ -53,7 +57,7 @@ public struct Journal: Sendable {
       case .failure(let error):
         // oprun ends every line with a newline: a last line without one was cut short.
         let cut = newline == bytes.count
-        journal.problems.append((lineNumber, cut ? "the line is incomplete" : "not JSON (\(error.message))"))
+        journal.noteProblem((lineNumber, cut ? "the line is incomplete" : "not JSON (\(error.message))"))
       case .success(let value):
         journal.take(value, lineNumber: lineNumber, keepingLines: keepingLines)
       }
@@ -75,14 +79,19 @@ public struct Journal: Sendable {
     return false
   }
 
+  mutating func noteProblem(_ problem: (line: Int, message: String)) {
+    problemCount += 1
+    if problems.count < Self.keptProblems { problems.append(problem) }
+  }
+
   private mutating func take(_ value: JSONValue, lineNumber: Int, keepingLines: Bool) {
     let kind: LineKind
     switch value["type"]?.stringValue {
     case "header":
       guard let header = JournalHeader(value) else {
-        return problems.append((lineNumber, "a header without its run, manifest or start"))
+        return noteProblem((lineNumber, "a header without its run, manifest or start"))
       }
-      if self.header != nil { return problems.append((lineNumber, "a second header")) }
+      if self.header != nil { return noteProblem((lineNumber, "a second header")) }
       self.header = header
       isFromNewerOprun = Self.isNewer(header.oprun, than: oprunVersion)
       isFromNewerFormat = header.format > Self.format
@@ -90,20 +99,20 @@ public struct Journal: Sendable {
     case "job":
       guard !isFromNewerFormat else { return }
       guard let record = JournalRecord(value) else {
-        return problems.append((lineNumber, "a job line without its job, outcome or fingerprint"))
+        return noteProblem((lineNumber, "a job line without its job, outcome or fingerprint"))
       }
       records.append(record)
       kind = .job
     case "end":
       guard let end = JournalEnd(value) else {
-        return problems.append((lineNumber, "an end line without its exit code"))
+        return noteProblem((lineNumber, "an end line without its exit code"))
       }
       self.end = end
       kind = .end
     case let type?:
-      return problems.append((lineNumber, "a line of unknown type '\(type)'"))
+      return noteProblem((lineNumber, "a line of unknown type '\(type)'"))
     case nil:
-      return problems.append((lineNumber, "a line without a type"))
+      return noteProblem((lineNumber, "a line without a type"))
     }
     if keepingLines { lines.append((kind, value)) }
   }

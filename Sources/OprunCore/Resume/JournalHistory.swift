@@ -1,7 +1,7 @@
 /// Each job's last record across a manifest's journals, as `--resume` reads them.
 ///
 /// The newest journal counts for every job it covered: all jobs, or for a run given target
-/// jobs, those and their dependencies. A job it covered but has no line for never finished
+/// jobs, those and their dependencies, and any job it has a line for. A job it covered but has no line for never finished
 /// there (the run was killed, or stopped first) and has no record. Only a job a targeted run
 /// did not cover takes its record from the journal before, and so on back to the first run
 /// that covered every job: running `oprun jobs.yaml lint` between two runs does not make
@@ -24,7 +24,11 @@ public enum JournalHistory {
       if coverage == nil, covered.isEmpty { return (recorded, newestRun) }
       for index in graph.jobs.indices {
         let name = graph.jobs[index].name
-        guard !covered.contains(name), coverage?.contains(name) ?? true else { continue }
+        // A job the journal has a line for was in that run, whatever today's graph says
+        // the run's targets covered (a dependency may have been removed since).
+        guard !covered.contains(name), coverage.map({ $0.contains(name) || recorded[name] != nil }) ?? true else {
+          continue
+        }
         covered.insert(name)
         if let record = recorded[name] { records[name] = record }
       }

@@ -82,7 +82,8 @@ public enum RunDecision: Equatable, Sendable {
 public enum RunReason: Equatable, Sendable {
   /// No journal of an earlier run of the manifest.
   case noJournal
-  /// The last run that covered the job has no record of it: it never finished there.
+  /// The last run that covered the job has no record of it: it never finished there, or
+  /// it is new.
   case notInLastRun
   /// It did not succeed last time.
   case lastOutcome(Outcome)
@@ -133,7 +134,7 @@ extension RunDecision {
     case .runs(.noJournal):
       return "no journal of an earlier run"
     case .runs(.notInLastRun):
-      return "not finished in the last run"
+      return "no record of it in the last run"
     case .runs(.lastOutcome(let outcome)):
       return "\(outcome.word) last time"
     case .runs(.changed(let parts)):

@@ -11,6 +11,16 @@ enum FileContents {
     case notRegularFile
     /// Longer than the limit it was read with.
     case tooLarge
+
+    /// What went wrong, for a message.
+    var message: String {
+      switch self {
+      case .system(let error): String(cString: strerror(error))
+      case .isDirectory: "a directory"
+      case .notRegularFile: "not a regular file"
+      case .tooLarge: "too large"
+      }
+    }
   }
 
   /// Every byte of the file at `path`, up to `limit` bytes. With `regularOnly`, anything but a

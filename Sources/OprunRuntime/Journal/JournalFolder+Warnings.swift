@@ -22,9 +22,9 @@ extension JournalFolder {
         $0 + (reader == .resume ? "what it recorded is read as this oprun understands it" : "shown as read")
       }
     }
-    let count = journal.problems.count
+    let count = journal.problemCount
     let consequence =
-      reader == .resume ? "the jobs \(count == 1 ? "it" : "they") recorded run again" : "the rest is shown"
+      reader == .resume ? "any job \(count == 1 ? "it" : "they") recorded runs again" : "the rest is shown"
     return (newer ?? "\(file): ") + "skipped \(counted(count, "line")) that could not be read (line \(first.line): "
       + "\(first.message)); " + consequence
   }

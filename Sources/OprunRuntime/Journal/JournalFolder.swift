@@ -29,41 +29,61 @@ public struct JournalFolder: Sendable {
     public var header: JournalHeader
   }
 
-  /// This manifest's journals, oldest first, and one warning per file there that is not a
-  /// journal at all (its first line unreadable). No folder: none.
+  /// This manifest's journals, oldest first, and the warnings about what could not be read:
+  /// the folder itself (no folder at all is no warning: no run yet), a file that cannot be
+  /// opened, and, in one warning, the files that are no journal (no header line).
   public func entries() -> (entries: [Entry], warnings: [String]) {
     var entries: [Entry] = []
     var warnings: [String] = []
-    for name in journalFileNames() {
+    var notJournals: [String] = []
+    let names: [String]
+    switch journalFileNames() {
+    case .success(let found): names = found
+    case .failure(let failure): return ([], ["cannot read the journals in \(path): \(failure.message)"])
+    }
+    for name in names {
       let file = path + "/" + name
-      guard let header = Self.header(of: file) else {
-        warnings.append("\(file): not a journal (its first line is no header); ignored")
-        continue
+      switch Self.header(of: file) {
+      case .success(let header?):
+        if Self.fileName(of: header.manifest) == manifestName { entries.append(Entry(file: file, header: header)) }
+      case .success(nil):
+        notJournals.append(file)
+      case .failure(let failure):
+        warnings.append("cannot read the journal \(file): \(failure.message); ignored")
       }
-      if Self.fileName(of: header.manifest) == manifestName { entries.append(Entry(file: file, header: header)) }
+    }
+    if let first = notJournals.min() {
+      let others = notJournals.count > 1 ? " and \(counted(notJournals.count - 1, "other file"))" : ""
+      warnings.append("\(first)\(others): not a journal (no header line); ignored")
     }
     entries.sort { ($0.header.start, $0.header.run) < ($1.header.start, $1.header.run) }
     return (entries, warnings)
   }
 
-  /// The header of the journal `file`, read from its first line alone; nil when it has none.
-  static func header(of file: String) -> JournalHeader? {
+  /// The header of the journal `file`, read from its first line alone; nil when it has none
+  /// (or is no regular file); the errno when it cannot be opened or read.
+  static func header(of file: String) -> Result<JournalHeader?, FileContents.Failure> {
     // A header is a few hundred bytes, unless a run was given very many targets.
-    for count in [4 << 10, 1 << 20] {
-      guard case .success(let prefix) = FileContents.readPrefix(path: file, count: count) else { return nil }
+    for count in [4 << 10, 1 << 20, 64 << 20] {
+      let prefix: [UInt8]
+      switch FileContents.readPrefix(path: file, count: count) {
+      case .success(let bytes): prefix = bytes
+      case .failure(.system(let error)): return .failure(.system(error))
+      case .failure: return .success(nil)
+      }
       guard let newline = prefix.firstIndex(of: UInt8(ascii: "\n")) else {
-        if prefix.count < count { return nil }
+        if prefix.count < count { return .success(nil) }
         continue
       }
-      return Journal.read(Array(prefix[...newline])).header
+      return .success(Journal.read(Array(prefix[...newline])).header)
     }
-    return nil
+    return .success(nil)
   }
 
   /// The RUN-IDs of every journal in the folder, whichever manifest it belongs to: the
   /// names of its `RUN-ID.ndjson` files, sorted.
   public func runIDs() -> [String] {
-    journalFileNames().map { String($0.dropLast(".ndjson".count)) }.sorted()
+    ((try? journalFileNames().get()) ?? []).map { String($0.dropLast(".ndjson".count)) }.sorted()
   }
 
   /// Where run `id`'s journal is, whether or not it exists.
@@ -98,15 +118,15 @@ public struct JournalFolder: Sendable {
   }
 
   /// The names of the `.ndjson` files in the folder, in the order the folder lists them.
-  private func journalFileNames() -> [String] {
-    guard let directory = opendir(path) else { return [] }
+  private func journalFileNames() -> Result<[String], FileContents.Failure> {
+    guard let directory = opendir(path) else { return errno == ENOENT ? .success([]) : .failure(.system(errno)) }
     defer { closedir(directory) }
     var names: [String] = []
     while let entry = readdir(directory) {
       let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
       if name.hasSuffix(".ndjson"), !name.hasPrefix(".") { names.append(name) }
     }
-    return names
+    return .success(names)
   }
 
   /// A new journal for run `id`, open for appending; or why not.

@@ -74,6 +74,9 @@ public enum LogCommandLine {
   private static func showRun(_ id: String, manifest: String?, json: Bool) -> Int32 {
     let folder = JournalFolder(manifestPath: manifest ?? defaultManifest)
     let file = folder.file(ofRun: id)
+    if isRunID(id), access(file, F_OK) != 0, errno != ENOENT {
+      return fail("cannot read the journal \(file): \(String(cString: strerror(errno)))")
+    }
     guard isRunID(id), access(file, F_OK) == 0 else {
       let suggestion = Suggestion.closest(to: id, among: folder.runIDs()).map(Suggestion.didYouMean) ?? ""
       let listing = manifest.map { "'oprun log \($0)'" } ?? "'oprun log'"

@@ -257,10 +257,11 @@ import Testing
     #expect(journal.end != nil)
   }
 
-  @Test func aLineOfMoreThanOneMebibyteIsRefusedAndTheRestCounts() {
-    let long = Self.job("huge", extra: #","padding":""# + String(repeating: "x", count: 1 << 20) + "\"")
+  @Test func aLineOfMoreThan64MebibytesIsRefusedAndTheRestCounts() {
+    let long = Self.job("huge", extra: #","padding":""# + String(repeating: "x", count: 64 << 20) + "\"")
     let journal = read([Self.header, long, Self.job("after")])
     #expect(problemLines(journal) == [2])
+    #expect(journal.problemCount == 1)
     #expect(journal.records.map(\.job) == ["after"])
   }
 
@@ -347,5 +348,13 @@ import Testing
       #expect(journal.problems.allSatisfy { $0.line >= 1 && $0.line <= lineCount })
       #expect(journal.lines.count + journal.problems.count <= lineCount)
     }
+  }
+
+  @Test func aMillionJunkLinesAreCountedButOnlyTheFirstThousandKept() {
+    let junk = String(repeating: "x\n", count: 1_000_000)
+    let journal = Journal.read(Array((Self.header + "\n" + junk + Self.job("a") + "\n").utf8))
+    #expect(journal.problemCount == 1_000_000)
+    #expect(journal.problems.count == Journal.keptProblems)
+    #expect(journal.records.map(\.job) == ["a"])
   }
 }

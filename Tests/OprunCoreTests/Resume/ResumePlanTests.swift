@@ -166,7 +166,7 @@ import Testing
     let cases: [(RunDecision, String, String)] = [
       (.resumed, "resumed", "resumed"),
       (.runs(.noJournal), "no-journal", "no journal of an earlier run"),
-      (.runs(.notInLastRun), "not-in-last-run", "not finished in the last run"),
+      (.runs(.notInLastRun), "not-in-last-run", "no record of it in the last run"),
       (.runs(.lastOutcome(.failed)), "failed", "failed last time"),
       (.runs(.lastOutcome(.timedOut)), "timed-out", "timed out last time"),
       (.runs(.changed([])), "changed", "changed"),
