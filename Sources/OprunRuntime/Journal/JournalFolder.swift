@@ -48,6 +48,8 @@ public struct JournalFolder: Sendable {
         if Self.fileName(of: header.manifest) == manifestName { entries.append(Entry(file: file, header: header)) }
       case .success(nil):
         notJournals.append(file)
+      case .failure(.system(ENOENT)):
+        continue  // removed since the folder was listed: another run pruned it
       case .failure(let failure):
         warnings.append("cannot read the journal \(file): \(failure.message); ignored")
       }
