@@ -39,22 +39,22 @@ enum FileContents {
 
   /// At most the first `count` bytes of the regular file at `path` (fewer when it is shorter).
   static func readPrefix(path: String, count: Int) -> Result<[UInt8], Failure> {
-    guard let descriptor = openForReading(path, regularOnly: true) else { return .failure(.system(errno)) }
-    defer { close(descriptor) }
-    var status = stat()
-    guard fstat(descriptor, &status) == 0 else { return .failure(.system(errno)) }
-    if status.st_mode & S_IFMT != S_IFREG { return .failure(.notRegularFile) }
-    return readChunk(descriptor, capacity: count)
+    readRegular(path: path, count: count, fromEnd: false)
   }
 
   /// At most the last `count` bytes of the regular file at `path`.
   static func readSuffix(path: String, count: Int) -> Result<[UInt8], Failure> {
+    readRegular(path: path, count: count, fromEnd: true)
+  }
+
+  /// At most `count` bytes of the regular file at `path`, from its start or up to its end.
+  private static func readRegular(path: String, count: Int, fromEnd: Bool) -> Result<[UInt8], Failure> {
     guard let descriptor = openForReading(path, regularOnly: true) else { return .failure(.system(errno)) }
     defer { close(descriptor) }
     var status = stat()
     guard fstat(descriptor, &status) == 0 else { return .failure(.system(errno)) }
     if status.st_mode & S_IFMT != S_IFREG { return .failure(.notRegularFile) }
-    guard lseek(descriptor, max(0, status.st_size - off_t(count)), SEEK_SET) >= 0 else {
+    if fromEnd, lseek(descriptor, max(0, status.st_size - off_t(count)), SEEK_SET) < 0 {
       return .failure(.system(errno))
     }
     return readChunk(descriptor, capacity: count)
