@@ -11,7 +11,7 @@ extension GraphBuilder {
       commands: spec.commands, completion: spec.completion, runIf: spec.runIf,
       timeout: spec.timeout ?? defaults.timeout, retries: spec.retries ?? defaults.retries ?? 0,
       env: Self.environment(manifest.env, overriddenBy: spec.env),
-      cwd: writtenCwd.map { Self.join(Self.directory(of: manifest.path), $0) }, writtenCwd: writtenCwd,
+      cwd: writtenCwd.map { Self.join(PathParts.folder(of: manifest.path), $0) }, writtenCwd: writtenCwd,
       barrier: spec.barrier, interactive: spec.interactive, location: spec.location)
   }
 
@@ -38,12 +38,5 @@ extension GraphBuilder {
     if path == "." || path.isEmpty { return base }
     if path.hasPrefix("/") || base == "." || base.isEmpty { return path }
     return base.hasSuffix("/") ? base + path : base + "/" + path
-  }
-
-  /// The directory part of a path: `.` for a bare file name.
-  static func directory(of path: String) -> String {
-    guard let slash = path.lastIndex(of: "/") else { return "." }
-    if slash == path.startIndex { return "/" }
-    return String(path[..<slash])
   }
 }

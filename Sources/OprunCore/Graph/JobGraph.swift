@@ -29,7 +29,7 @@ public struct JobGraph: Sendable {
 
   /// The manifest's folder: where a job without a `cwd` runs, as go-task runs a Taskfile's
   /// tasks in its folder (`JobNode.cwd` is already resolved against it when written).
-  public var manifestFolder: String { GraphBuilder.directory(of: manifest.path) }
+  public var manifestFolder: String { PathParts.folder(of: manifest.path) }
 
   /// The id of the queue called `name`, if there is one.
   public func queue(named name: String) -> QueueID? {

@@ -17,9 +17,8 @@ public struct JournalFolder: Sendable {
   static let maximumSize = 1 << 30
 
   public init(manifestPath: String) {
-    let slash = manifestPath.lastIndex(of: "/")
-    let folder = slash.map { $0 == manifestPath.startIndex ? "/" : String(manifestPath[..<$0]) } ?? "."
-    manifestName = slash.map { String(manifestPath[manifestPath.index(after: $0)...]) } ?? manifestPath
+    let folder = PathParts.folder(of: manifestPath)
+    manifestName = PathParts.fileName(of: manifestPath)
     path = (folder == "/" ? "" : folder) + "/.oprun/runs"
   }
 
@@ -45,7 +44,7 @@ public struct JournalFolder: Sendable {
       let file = path + "/" + name
       switch Self.header(of: file) {
       case .success(let header?):
-        if Self.fileName(of: header.manifest) == manifestName { entries.append(Entry(file: file, header: header)) }
+        if PathParts.fileName(of: header.manifest) == manifestName { entries.append(Entry(file: file, header: header)) }
       case .success(nil):
         notJournals.append(file)
       case .failure(.system(ENOENT)):
@@ -150,10 +149,6 @@ public struct JournalFolder: Sendable {
   func prune(keeping newJournal: String) {
     let older = entries().entries.filter { $0.file != newJournal }
     for entry in older.dropLast(Self.keptRuns - 1) { unlink(entry.file) }
-  }
-
-  static func fileName(of path: String) -> String {
-    path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
   }
 }
 
