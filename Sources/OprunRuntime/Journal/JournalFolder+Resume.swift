@@ -24,12 +24,13 @@ extension JournalFolder {
     ResumeReadingInBackground { self.beginResumeReading() }
   }
 
-  /// `--resume`'s plan for `graph` against this manifest's journals, newest first, and a
-  /// warning for each journal or line that could not be read (the jobs they recorded run).
+  /// `--resume`'s plan for `graph` against this manifest's journals, newest first (`reading`
+  /// has listed them and read the newest), and a warning for each journal or line that could
+  /// not be read (the jobs they recorded run).
   public func resumePlan(
-    for graph: JobGraph, fingerprints: [JobFingerprint], reading: ResumeReading? = nil
+    for graph: JobGraph, fingerprints: [JobFingerprint], reading: ResumeReading
   ) -> (plan: ResumePlan, warnings: [String]) {
-    var reading = reading ?? beginResumeReading()
+    var reading = reading
     var warnings = reading.warnings
     var someLinesUnread = false
     let history = JournalHistory.lastRecords(for: graph) {

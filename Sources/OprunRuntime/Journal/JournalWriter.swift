@@ -8,8 +8,8 @@ import OprunCore
 /// so that a run killed by SIGKILL loses nothing it had finished; the file is synced when the
 /// run finishes. The one exception: resumed jobs, which finish all at once as the run starts,
 /// share writes of up to 64 KiB, taken before the run does anything else (a resume of 100,000
-/// jobs would otherwise spend a third of a second in `write`). A write that fails costs one warning, and the journal is written no more:
-/// the run itself never depends on it.
+/// jobs would otherwise spend a third of a second in `write`). A write that fails costs one
+/// warning, and the journal is written no more: the run itself never depends on it.
 final class JournalWriter: RunObserver {
   let graph: JobGraph
   let fingerprints: [JobFingerprint]
@@ -50,7 +50,7 @@ final class JournalWriter: RunObserver {
     guard descriptor >= 0 else { return }
     if case .transition(let transition) = event.kind, transition.resumed {
       resumedCount += 1
-      writeRecord(of: transition, at: event.time)
+      makeRecord(of: transition, at: event.time)
       resumedLines.append(contentsOf: line.bytes)
       if resumedLines.count >= Self.resumedBatch { writeResumedLines() }
       return
@@ -69,7 +69,8 @@ final class JournalWriter: RunObserver {
     case .transition(let transition) where transition.to == .executing:
       executingSince[transition.job] = event.time
     case .transition(let transition) where transition.to == .finished:
-      writeRecord(of: transition, at: event.time)
+      makeRecord(of: transition, at: event.time)
+      append(line.bytes)
     case .runFinished(let exitCode, let counts):
       writeEnd(exitCode: exitCode, counts: counts, at: event.time)
       fsync(descriptor)
@@ -99,7 +100,8 @@ final class JournalWriter: RunObserver {
     append(line.bytes)
   }
 
-  private func writeRecord(of transition: Transition, at time: Double) {
+  /// The job line of `transition` (a `finished` one), in `line`.
+  private func makeRecord(of transition: Transition, at time: Double) {
     let job = transition.job
     let fingerprint = fingerprints[job]
     let executed = executingSince[job] >= 0
@@ -118,7 +120,6 @@ final class JournalWriter: RunObserver {
     }
     if transition.resumed { line.field("resumed", true) }
     line.close(newline: true)
-    if !transition.resumed { append(line.bytes) }
   }
 
   private func writeEnd(exitCode: Int32, counts: [Outcome: Int], at time: Double) {
