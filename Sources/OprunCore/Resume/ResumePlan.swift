@@ -26,39 +26,35 @@ public struct ResumePlan: Sendable {
   ) {
     var decisions = [RunDecision](repeating: .resumed, count: graph.jobs.count)
     for job in graph.topologicalOrder() {
-      let dependencies = graph.jobs[job].dependencies
-      let record = records.map { $0[graph.jobs[job].name] }
-      var decision = Self.decide(dependencies, fingerprint: fingerprints[job], record: record, decisions: decisions)
-      switch decision {
-      case .runs(.notInLastRun) where someLinesUnread:
-        decision = .runs(.unreadable)
-      case .runs(.changed([])):
-        // Its own parts are unchanged and every dependency is resumed, yet its fingerprint
-        // differs: a dependency changed and ran since this job's record (in a run that
-        // did not cover this job). Name it when the records tell which.
-        let since = (record ?? nil)?.start ?? 0
-        if let newer = dependencies.first(where: { (records?[graph.jobs[$0].name]?.start ?? 0) > since }) {
-          decision = .runs(.dependencyChanged(newer))
-        }
-      default:
-        break
-      }
-      decisions[job] = decision
+      decisions[job] = Self.decide(
+        job, in: graph, fingerprint: fingerprints[job], records: records, someLinesUnread: someLinesUnread,
+        decisions: decisions)
     }
     self.init(decisions: decisions, journalRun: journalRun)
   }
 
-  /// `record` is nil without a journal, `.some(nil)` when the journal has no line for the job.
   private static func decide(
-    _ dependencies: [JobID], fingerprint: JobFingerprint, record: JournalRecord??, decisions: [RunDecision]
+    _ job: JobID, in graph: JobGraph, fingerprint: JobFingerprint, records: [String: JournalRecord]?,
+    someLinesUnread: Bool, decisions: [RunDecision]
   ) -> RunDecision {
-    guard let record else { return .runs(.noJournal) }
-    guard let record else { return .runs(.notInLastRun) }
+    guard let records else { return .runs(.noJournal) }
+    guard let record = records[graph.jobs[job].name] else {
+      return .runs(someLinesUnread ? .unreadable : .notInLastRun)
+    }
+    let dependencies = graph.jobs[job].dependencies
+    // Its fingerprint differs but no part of its own says why: a dependency changed and ran
+    // after this record was written (in a run that did not cover this job). Name it when
+    // the records tell which.
+    func changedUpstream() -> RunDecision {
+      let newer = dependencies.first { (records[graph.jobs[$0].name]?.start ?? 0) > record.start }
+      return .runs(newer.map { .dependencyChanged($0) } ?? .changed([]))
+    }
     if record.fingerprint != fingerprint.value {
       let changed = FingerprintPart.allCases.filter { part in
         record.parts[part].map { $0 != fingerprint.parts[part] } ?? false
       }
-      if !changed.isEmpty || record.parts.isEmpty { return .runs(.changed(changed)) }
+      if !changed.isEmpty { return .runs(.changed(changed)) }
+      if record.parts.isEmpty { return changedUpstream() }
     }
     guard record.outcome == .succeeded else { return .runs(.lastOutcome(record.outcome)) }
     for dependency in dependencies {
@@ -66,9 +62,9 @@ public struct ResumePlan: Sendable {
         return .runs(.dependencyRuns(dependency, origin: reason.origin ?? dependency))
       }
     }
-    // Every part and every dependency is unchanged, so the whole is too unless the
-    // record is damaged or from another fingerprint scheme.
-    return record.fingerprint == fingerprint.value ? .resumed : .runs(.changed([]))
+    // Every part and every dependency is unchanged, so the whole is too unless a dependency
+    // changed elsewhere, or the record is damaged or from another fingerprint scheme.
+    return record.fingerprint == fingerprint.value ? .resumed : changedUpstream()
   }
 }
 
