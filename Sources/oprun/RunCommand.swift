@@ -16,8 +16,10 @@ struct RunCommand: ParsableCommand {
   @Argument(help: ArgumentHelp("Run only these jobs and their dependencies.", valueName: "JOB"))
   var jobs: [String] = []
 
+  // Unconditional, so that `-j -1` is a value to refuse rather than a missing one.
   @Option(
-    name: [.customShort("j"), .long], help: ArgumentHelp("Override max-concurrent of every queue.", valueName: "N"))
+    name: [.customShort("j", allowingJoined: true), .long], parsing: .unconditional,
+    help: ArgumentHelp("Override max-concurrent of every queue.", valueName: "N"))
   var maxConcurrent: Int?
 
   @Flag(name: [.customShort("k"), .long], help: "Keep going after a failure (on-failure: continue).")
@@ -41,7 +43,9 @@ struct RunCommand: ParsableCommand {
   @Option(help: ArgumentHelp("Write a Chrome trace-event JSON of the run to PATH.", valueName: "PATH"))
   var trace: String?
 
-  @Option(help: ArgumentHelp("Seconds between a cancelling signal and SIGKILL.", valueName: "SECONDS"))
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp("Seconds between a cancelling signal and SIGKILL.", valueName: "SECONDS"))
   var grace: Double = 5
 
   @Flag(
@@ -62,8 +66,13 @@ struct RunCommand: ParsableCommand {
   func validate() throws {
     if keepGoing && failFast { throw ValidationError("--keep-going and --fail-fast exclude each other") }
     if quiet && verbose { throw ValidationError("--quiet and --verbose exclude each other") }
-    if let maxConcurrent, maxConcurrent < 1 { throw ValidationError("-j takes a whole number of at least 1") }
-    if !(grace >= 0 && grace.isFinite) { throw ValidationError("--grace takes a number of seconds, at least 0") }
+    if let maxConcurrent, maxConcurrent < 1 {
+      throw ValidationError("invalid value '\(maxConcurrent)' for -j: at least 1 job must be able to run at once")
+    }
+    if !(grace >= 0 && grace.isFinite) {
+      throw ValidationError("invalid value '\(grace.formatted)' for --grace: a number of seconds, 0 or more")
+    }
+    try validateOutputPaths()
   }
 
   func run() throws {
@@ -81,6 +90,24 @@ struct RunCommand: ParsableCommand {
     configuration.keepsJournal = !noJournal
     configuration.arguments = Array(CommandLine.arguments.dropFirst())
     throw ExitCode(LocalRun.execute(configuration))
+  }
+
+  /// The trace is a JSON document, not a stream: it cannot share standard output, nor a
+  /// file with the event stream (each would truncate the other's lines).
+  private func validateOutputPaths() throws {
+    if trace == "-" {
+      throw ValidationError("--trace needs a file: '-' (standard output) is only for --events")
+    }
+    if let events, let trace, events != "-", AbsolutePath.sameFile(events, trace) {
+      throw ValidationError("--events and --trace name the same file '\(trace)': give each its own")
+    }
+  }
+}
+
+extension Double {
+  /// `-1`, `0.5`: as a user would have typed it.
+  fileprivate var formatted: String {
+    self == rounded() && abs(self) < 1e15 ? String(Int(self)) : String(self)
   }
 }
 

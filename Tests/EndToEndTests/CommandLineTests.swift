@@ -44,6 +44,31 @@ import Testing
     expectStreamContract(log)
   }
 
+  @Test func aJoinedConcurrencyIsTakenLikeASeparateOne() throws {
+    let folder = try Scratch()
+    try folder.manifest(Self.chain)
+    let run = try runOprun(["-j1", "-q", "jobs.yaml"], in: folder)
+    #expect(run.status == 0, "\(run.stderr)")
+    for job in ["a", "b", "c", "d"] { #expect(folder.exists("\(job).ran")) }
+  }
+
+  /// A negative number is a value to refuse with its reason, not a missing value.
+  @Test(arguments: [
+    (["-j", "-1"], "invalid value '-1' for -j"), (["-j", "0"], "invalid value '0' for -j"),
+    (["--grace", "-1"], "invalid value '-1' for --grace"),
+    (["--trace", "-"], "--trace needs a file"),
+    (["--events", "out.json", "--trace", "./out.json"], "--events and --trace name the same file"),
+  ])
+  func aBadOptionValueSaysWhatIsWrongAndRunsNothing(arguments: [String], complaint: String) throws {
+    let folder = try Scratch()
+    try folder.manifest(Self.chain)
+    let run = try runOprun(arguments + ["jobs.yaml"], in: folder)
+    #expect(run.status == 2)
+    #expect(run.stderr.contains(complaint), "\(run.stderr)")
+    #expect(!run.stderr.contains("Missing value"))
+    for job in ["a", "b", "c", "d"] { #expect(!folder.exists("\(job).ran")) }
+  }
+
   @Test func anUnknownTargetExitsTwoAndRunsNothing() throws {
     let folder = try Scratch()
     try folder.manifest(Self.chain)

@@ -69,7 +69,7 @@ extension ControlClient {
       if let run = runs.first(where: { $0.pid == pid }) { return .success(run) }
       return .failure(SelectionFailure(description: "no run with pid \(pid) is in progress" + listing(runs)))
     case .manifest(let path):
-      let wanted = absolutePath(path)
+      let wanted = AbsolutePath.of(path)
       // Choosing a run waits as long as any request does: a busy run must not be missed.
       let matching = runs.filter { run in
         runObject(of: run, timeout: answerTimeout)?["manifest"]?.stringValue.map { samePath($0, wanted) } ?? false
@@ -100,19 +100,7 @@ extension ControlClient {
     runs.isEmpty ? "" : " (runs in progress: pids " + runs.map { String($0.pid) }.joined(separator: ", ") + ")"
   }
 
-  /// `path` made absolute, its links resolved when it exists.
-  static func absolutePath(_ path: String) -> String {
-    if let resolved = realpath(path, nil) {
-      defer { free(resolved) }
-      return String(cString: resolved)
-    }
-    if path.hasPrefix("/") { return path }
-    guard let directory = getcwd(nil, 0) else { return path }
-    defer { free(directory) }
-    return String(cString: directory) + "/" + path
-  }
-
   private static func samePath(_ a: String, _ b: String) -> Bool {
-    a == b || absolutePath(a) == absolutePath(b)
+    AbsolutePath.sameFile(a, b)
   }
 }

@@ -24,18 +24,7 @@ public struct RunIdentity: Sendable, Equatable {
     var now = timespec()
     clock_gettime(CLOCK_REALTIME, &now)
     let started = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-    return RunIdentity(id: id, manifestPath: absolutePath(path), started: started, pid: getpid())
+    return RunIdentity(id: id, manifestPath: AbsolutePath.of(path), started: started, pid: getpid())
   }
 
-  /// `path` resolved (symbolic links too); if it cannot be, made absolute against the
-  /// working directory.
-  static func absolutePath(_ path: String) -> String {
-    if let resolved = realpath(path, nil) {
-      defer { free(resolved) }
-      return String(cString: resolved)
-    }
-    guard !path.hasPrefix("/"), let folder = getcwd(nil, 0) else { return path }
-    defer { free(folder) }
-    return String(cString: folder) + "/" + path
-  }
 }
