@@ -55,7 +55,8 @@ import Testing
     let result = Spawner().spawn(request)
     #expect(throws: SpawnError.directory("/nonexistent/oprun-test", errno: ENOENT)) { try result.get() }
     #expect(
-      "\(SpawnError.directory("x", errno: ENOENT))" == "cannot change to directory 'x': No such file or directory")
+      "\(SpawnError.directory("x", errno: ENOENT))"
+        == "cannot change to directory 'x': No such file or directory (ENOENT)")
   }
 
   @Test func unstartableShellIsASpawnError() {

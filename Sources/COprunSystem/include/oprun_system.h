@@ -23,6 +23,9 @@ int oprun_pidfd_open(pid_t pid);
 /// Bytes waiting in a pipe (FIONREAD), or -1 with errno set.
 int oprun_bytes_readable(int fd);
 
+/// The symbolic name of an errno value (`EMFILE`), or NULL for an unknown one.
+const char *oprun_errno_name(int error);
+
 /// CPUs this process may run on (its affinity mask), or sysconf's online count.
 int oprun_cpu_count_available(void);
 

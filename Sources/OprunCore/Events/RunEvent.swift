@@ -51,6 +51,9 @@ public enum CancelReason: String, Sendable, CaseIterable {
 public enum Termination: Hashable, Sendable {
   case exited(Int32)
   case signalled(Int32)
+  /// The command never ran, for this reason (the failing call and its errno): it has no
+  /// exit status and no signal, and none is made up for it.
+  case notStarted(String)
 
   public var exitCode: Int32? {
     if case .exited(let code) = self { return code }
@@ -63,6 +66,12 @@ public enum Termination: Hashable, Sendable {
   }
 
   public var isSuccess: Bool { self == .exited(0) }
+
+  /// Why the command never ran; nil when it did.
+  public var startFailure: String? {
+    if case .notStarted(let reason) = self { return reason }
+    return nil
+  }
 }
 
 /// One lifecycle transition of one job.

@@ -33,6 +33,18 @@ extension QueueEngine {
     }
   }
 
+  /// The launched job's work could not start at all: it finishes without executing —
+  /// failed, or cancelled if its flag was raised meanwhile — and is not retried (what
+  /// kept it from starting, a missing folder, would keep it from starting again).
+  public func didNotStart(_ job: JobID) {
+    precondition(phase[job] == .launching, "didNotStart(\(job)) for a job that was not launched")
+    let queue = queue(of: job)
+    queues[queue].running -= 1
+    markWorthVisiting(queue)
+    releaseConsole(job)
+    finish(job, from: .ready, outcome: cancelReason[job] != nil ? .cancelled : .failed, duration: 0, at: clock())
+  }
+
   /// The job's current attempt ran out of time (the run driver keeps the timer).
   ///
   /// Emits `cancelled` with reason `timeout` so that the driver signals the job; the

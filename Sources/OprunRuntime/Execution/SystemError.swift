@@ -1,3 +1,4 @@
+import COprunSystem
 import Glibc
 
 /// A system call that failed: which one, and the `errno` it set.
@@ -17,4 +18,11 @@ public struct SystemError: Error, Equatable, Sendable, CustomStringConvertible {
 /// The C library's text for an error number, e.g. `No such file or directory`.
 func errorMessage(_ errno: Int32) -> String {
   String(cString: strerror(errno))
+}
+
+/// The text with the error's name, e.g. `Too many open files (EMFILE)`: the text for the
+/// user, the name to search for, where a failure is worth looking up.
+func errorMessageNamed(_ errno: Int32) -> String {
+  guard let name = oprun_errno_name(errno) else { return errorMessage(errno) }
+  return errorMessage(errno) + " (" + String(cString: name) + ")"
 }

@@ -15,7 +15,7 @@ enum FileContents {
     /// What went wrong, for a message.
     var message: String {
       switch self {
-      case .system(let error): String(cString: strerror(error))
+      case .system(let error): errorMessage(error)
       case .isDirectory: "a directory"
       case .notRegularFile: "not a regular file"
       case .tooLarge: "too large"

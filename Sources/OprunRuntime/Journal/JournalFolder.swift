@@ -112,7 +112,7 @@ public struct JournalFolder: Sendable {
   public func read(file: String, keepingLines: Bool = false) -> Result<Journal, JournalError> {
     switch FileContents.read(path: file, limit: Self.maximumSize, regularOnly: true) {
     case .success(let bytes): .success(Journal.read(bytes, keepingLines: keepingLines))
-    case .failure(.system(let error)): .failure(JournalError("\(file): \(String(cString: strerror(error)))"))
+    case .failure(.system(let error)): .failure(JournalError("\(file): \(errorMessage(error))"))
     case .failure(.isDirectory), .failure(.notRegularFile): .failure(JournalError("\(file): not a regular file"))
     case .failure(.tooLarge): .failure(JournalError("\(file): larger than \(Self.maximumSize >> 20) MiB"))
     }
@@ -134,12 +134,12 @@ public struct JournalFolder: Sendable {
   func create(run id: String) -> Result<(descriptor: Int32, file: String), JournalError> {
     let oprun = String(path.dropLast("/runs".count))
     for folder in [oprun, path] where mkdir(folder, 0o755) != 0 && errno != EEXIST {
-      return .failure(JournalError("cannot create '\(folder)': \(String(cString: strerror(errno)))"))
+      return .failure(JournalError("cannot create '\(folder)': \(errorMessage(errno))"))
     }
     let file = path + "/" + id + ".ndjson"
     let descriptor = open(file, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0o644)
     guard descriptor >= 0 else {
-      return .failure(JournalError("cannot create '\(file)': \(String(cString: strerror(errno)))"))
+      return .failure(JournalError("cannot create '\(file)': \(errorMessage(errno))"))
     }
     return .success((descriptor, file))
   }

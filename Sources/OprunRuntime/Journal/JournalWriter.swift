@@ -153,6 +153,6 @@ final class JournalWriter: RunObserver {
     guard failure != 0 else { return }
     close(descriptor)
     descriptor = -1
-    warn("cannot write the journal '\(file)': \(String(cString: strerror(failure))); it is written no more")
+    warn("cannot write the journal '\(file)': \(errorMessage(failure)); it is written no more")
   }
 }

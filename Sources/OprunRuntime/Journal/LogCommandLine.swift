@@ -75,7 +75,7 @@ public enum LogCommandLine {
     let folder = JournalFolder(manifestPath: manifest ?? defaultManifest)
     let file = folder.file(ofRun: id)
     if isRunID(id), access(file, F_OK) != 0, errno != ENOENT {
-      return fail("cannot read the journal \(file): \(String(cString: strerror(errno)))")
+      return fail("cannot read the journal \(file): \(errorMessage(errno))")
     }
     guard isRunID(id), access(file, F_OK) == 0 else {
       let suggestion = Suggestion.closest(to: id, among: folder.runIDs()).map(Suggestion.didYouMean) ?? ""
@@ -101,7 +101,7 @@ public enum LogCommandLine {
   private static func missing(_ manifest: String) -> String? {
     var status = stat()
     guard stat(manifest, &status) == 0 else {
-      return "no manifest '\(manifest)': \(String(cString: strerror(errno)))"
+      return "no manifest '\(manifest)': \(errorMessage(errno))"
     }
     return status.st_mode & S_IFMT == S_IFDIR ? "no manifest '\(manifest)': it is a directory" : nil
   }

@@ -31,7 +31,7 @@ public enum ManifestFile {
   }
 
   private static func cannotRead(_ path: String, _ error: Int32) -> Diagnostic {
-    Diagnostic(at: nil, "cannot read '\(path)': \(String(cString: strerror(error)))")
+    Diagnostic(at: nil, "cannot read '\(path)': \(errorMessage(error))")
   }
 
   private static func tooLarge(_ path: String) -> Diagnostic {

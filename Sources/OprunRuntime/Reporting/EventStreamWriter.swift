@@ -154,6 +154,7 @@ public final class EventStreamWriter: RunObserver {
   private func writeTermination(_ termination: Termination?, to object: inout JSONObjectWriter) {
     object.field("exit_code", termination?.exitCode.map(Int.init))
     object.field("signal", termination?.signal.map(Int.init))
+    if let reason = termination?.startFailure { object.field("error", reason) }
   }
 
   private func jobName(_ job: JobID) -> String { graph.reportedName(job: job) }

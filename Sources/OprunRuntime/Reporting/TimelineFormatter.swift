@@ -56,6 +56,7 @@ struct TimelineFormatter {
     switch termination {
     case .exited(let code): "exit \(code)"
     case .signalled(let signal): "signal " + SignalName.of(signal)
+    case .notStarted: "not started"
     }
   }
 
@@ -66,7 +67,7 @@ struct TimelineFormatter {
       return result.resumed ? ("succeeded (resumed)", "") : ("succeeded", " in " + duration)
     case .failed:
       let cause = result.termination.map { " (" + Self.terminationText($0) + ")" } ?? ""
-      return ("failed" + cause, " in " + duration)
+      return ("failed" + cause, result.termination?.startFailure == nil ? " in " + duration : "")
     case .timedOut:
       return ("timed out", " after " + duration)
     case .cancelled:

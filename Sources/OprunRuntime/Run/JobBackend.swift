@@ -82,9 +82,21 @@ public struct CommandHandle: Hashable, Sendable {
 /// Why a command could not start, in words for the job's output.
 public struct StartFailure: Error, Sendable, CustomStringConvertible {
   public var description: String
+  /// The backend ran short of something its running commands give back as they end
+  /// (descriptors, processes): the start may succeed once one has ended.
+  public var mayPassLater: Bool
 
-  public init(_ description: String) {
+  public init(_ description: String, mayPassLater: Bool = false) {
     self.description = description
+    self.mayPassLater = mayPassLater
+  }
+}
+
+extension Result<CommandHandle, StartFailure> {
+  /// A start that failed for want of something the run's running commands give back.
+  var mayPassLater: Bool {
+    if case .failure(let failure) = self { return failure.mayPassLater }
+    return false
   }
 }
 

@@ -39,7 +39,7 @@ final class LocalBackend: JobBackend {
       case .success(let process):
         return .success(watch(process, of: work.work))
       case .failure(let error):
-        return .failure(StartFailure(error.description))
+        return .failure(StartFailure(error.description, mayPassLater: error.isShortOfResources))
       }
     }
   }

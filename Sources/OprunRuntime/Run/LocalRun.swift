@@ -9,7 +9,7 @@ public enum LocalRun {
     let journals = JournalFolder(manifestPath: configuration.manifestPath)
     // The journal is read while the manifest is loaded: they do not depend on each other.
     let reading = configuration.resume ? journals.beginResumeReadingInBackground() : nil
-    let graph: JobGraph
+    var graph: JobGraph
     switch loadGraph(configuration) {
     case .success(let loaded): graph = loaded
     case .failure(let message):
@@ -27,6 +27,9 @@ public enum LocalRun {
       writeAll(1, PlanText.render(graph.plan(), of: graph, resumePlan: resumePlan))
       return ExitStatus.success
     }
+    let descriptorWarning: String?
+    (graph, descriptorWarning) = DescriptorBudget.raised(toRun: graph).fitting(graph)
+    if let descriptorWarning { warnings.append(descriptorWarning) }
     return RunSession(
       graph: graph, configuration: configuration, fingerprints: fingerprints, resumePlan: resumePlan,
       warnings: warnings

@@ -1,9 +1,12 @@
 import OprunCore
 
 extension RunDriver {
-  /// Starts every command of `launch` on the backend and tells the engine; a command that
-  /// cannot start fails the attempt (exit status 127, the reason in the job's output), it
-  /// never stops the run.
+  /// Starts every command of `launch` on the backend and tells the engine. A command that
+  /// cannot start fails the attempt, the reason in the job's output and in its `finished`
+  /// transition (no exit status is made up for it); it never stops the run. A job none of
+  /// whose commands started finishes without executing. When the backend ran short of
+  /// something the run's own commands give back as they end (descriptors, processes), the
+  /// launch keeps its slot and waits for one of them to end, then tries again.
   func start(_ launch: Launch) {
     let job = graph.jobs[launch.job]
     let work = WorkKey(job: launch.job, purpose: .attempt(launch.attempt))
@@ -11,27 +14,60 @@ extension RunDriver {
       work: work, commands: job.commands, environment: environment(of: job, attempt: launch.attempt),
       workingDirectory: job.cwd ?? graph.manifestFolder, qos: job.qos, interactive: job.interactive,
       timeout: job.timeout)
+    let results = backend.start(order)
+    if isRunningAnything, results.allSatisfy(\.mayPassLater) {
+      launchesWaitingForResources.append(launch)
+      return
+    }
     var attempt = RunningAttempt(attempt: launch.attempt)
     var failures: [StartFailure] = []
-    for result in backend.start(order) {
+    for result in results {
       switch result {
       case .success(let handle):
         attempt.handles.append(handle)
         attempt.remaining += 1
       case .failure(let failure):
-        attempt.termination = .exited(127)
+        if failures.isEmpty { attempt.termination = .notStarted(failure.description) }
         failures.append(failure)
       }
     }
+    if attempt.handles.isEmpty {
+      report(failures, of: launch.job)
+      endingAttempt = (launch.job, attempt.termination)
+      engine.didNotStart(launch.job)
+      endingAttempt = nil
+      return
+    }
     attempts[launch.job] = attempt
-    if let timeout = job.timeout, attempt.remaining > 0 {
+    if let timeout = job.timeout {
       scheduleTimeout(of: launch.job, attempt: launch.attempt, after: timeout)
     }
     engine.didStart(launch.job)
+    report(failures, of: launch.job)
+  }
+
+  /// Each command that could not start, in the job's output.
+  private func report(_ failures: [StartFailure], of job: JobID) {
     for failure in failures {
-      publish(.output(job: launch.job, stream: .stderr, text: Array("oprun: \(failure)\n".utf8)))
+      publish(.output(job: job, stream: .stderr, text: Array("oprun: \(failure)\n".utf8)))
     }
-    if attempt.remaining == 0 { endAttempt(of: launch.job) }
+  }
+
+  /// Some command or completion of the run is still running, and will give back what it holds.
+  private var isRunningAnything: Bool { !attempts.isEmpty || !completions.isEmpty }
+
+  /// The launches that waited for resources, tried again now that something has ended (a
+  /// launch cancelled meanwhile finishes without starting).
+  func retryLaunchesWaitingForResources() {
+    let waiting = launchesWaitingForResources
+    launchesWaitingForResources = []
+    for launch in waiting {
+      if engine.isCancelled(launch.job) {
+        engine.didNotStart(launch.job)
+      } else {
+        start(launch)
+      }
+    }
   }
 
   /// Sets the executing attempt's time limit to fall due `seconds` from now.
@@ -47,6 +83,7 @@ extension RunDriver {
     case .output(let work, let stream, let text):
       publish(.output(job: work.job, stream: stream, text: text))
     case .exited(let work, _, let termination):
+      mayRetryWaitingLaunches = !launchesWaitingForResources.isEmpty
       switch work.purpose {
       case .attempt(let number):
         commandExited(work.job, attempt: number, termination)

@@ -7,7 +7,7 @@ extension RunDriver {
     let job = graph.jobs[transition.job]
     guard let command = job.completion, !killedEverything else { return }
     let status = transition.outcome ?? .cancelled
-    let exitCode = transition.termination.map(\.shellStatus).map(String.init) ?? ""
+    let exitCode = transition.termination?.shellStatus.map(String.init) ?? ""
     let variables = [
       EnvironmentEntry("OPRUN_JOB_STATUS", status.rawValue), EnvironmentEntry("OPRUN_EXIT_CODE", exitCode),
     ]
@@ -21,7 +21,7 @@ extension RunDriver {
       publish(.completionStarted(job: job.id, pid: handle.id))
     case .failure(let failure):
       publish(.output(job: job.id, stream: .stderr, text: Array("oprun: completion: \(failure)\n".utf8)))
-      publish(.completion(job: job.id, termination: .exited(127)))
+      publish(.completion(job: job.id, termination: .notStarted(failure.description)))
     case nil:
       break
     }
@@ -29,11 +29,13 @@ extension RunDriver {
 }
 
 extension Termination {
-  /// `$?` as a shell reports it: the exit code, or 128 + the signal.
-  var shellStatus: Int32 {
+  /// `$?` as a shell reports it: the exit code, or 128 + the signal; nil for a command
+  /// that never ran.
+  var shellStatus: Int32? {
     switch self {
     case .exited(let code): code
     case .signalled(let signal): ExitStatus.signalled(signal)
+    case .notStarted: nil
     }
   }
 }

@@ -30,6 +30,11 @@ public final class RunDriver {
   var attempts: [JobID: RunningAttempt] = [:]
   /// Completion commands that have started and not exited, by job.
   var completions: [JobID: CommandHandle] = [:]
+  /// Launches whose start ran short of resources, each holding its slot until something
+  /// of the run ends and they are tried again.
+  var launchesWaitingForResources: [Launch] = []
+  /// Something of the run ended since the waiting launches were last tried.
+  var mayRetryWaitingLaunches = false
   /// Set while the engine hears how an attempt ended: the termination its transition carries.
   var endingAttempt: (job: JobID, termination: Termination)?
   /// The signal the run ends by, from the first ``RunCommand/cancelRun(reason:endingSignal:)``.
@@ -137,6 +142,11 @@ public final class RunDriver {
       }
       steps.removeAll(keepingCapacity: true)
       nextStep = 0
+      if mayRetryWaitingLaunches {
+        mayRetryWaitingLaunches = false
+        retryLaunchesWaitingForResources()
+        continue
+      }
       guard let launch = engine.nextLaunch() else {
         // Jobs the engine finished on the way (cancelled or skipped, without running) may
         // have queued steps of their own: their completions. Take them now.
@@ -206,7 +216,7 @@ public final class RunDriver {
     }
     if transition.to == .executing, let attempt = attempts[transition.job] {
       transition.pids = attempt.handles.map(\.id)
-    } else if transition.from == .executing, let ending = endingAttempt, ending.job == transition.job {
+    } else if transition.to != .executing, let ending = endingAttempt, ending.job == transition.job {
       transition.termination = ending.termination
     }
     bus.deliver(RunEvent(time: event.time, .transition(transition)))

@@ -144,7 +144,7 @@ final class RunSession {
   }
 
   private func failToOpen(_ path: String) -> Int32 {
-    LocalRun.writeAll(2, "oprun: error: cannot write '\(path)': \(String(cString: strerror(errno)))\n")
+    LocalRun.writeAll(2, "oprun: error: cannot write '\(path)': \(errorMessage(errno))\n")
     return ExitStatus.usage
   }
 }

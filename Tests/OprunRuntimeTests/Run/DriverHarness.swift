@@ -143,6 +143,7 @@ final class RecordedEvents: RunObserver {
     switch termination {
     case .exited(let code): "exited \(code)"
     case .signalled(let signal): "signalled \(signal)"
+    case .notStarted(let reason): "not started: \(reason)"
     }
   }
 

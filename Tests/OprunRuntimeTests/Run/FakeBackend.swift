@@ -22,6 +22,8 @@ struct FakeCommand {
   var onSignal: Reaction = .dies
   /// It cannot start, for this reason.
   var startFailure: String?
+  /// Its start failure is for want of resources the running commands give back.
+  var startFailureMayPassLater = false
   /// It leaves a process behind in its group when it exits, which only a kill ends.
   var leavesProcessBehind = false
 }
@@ -84,7 +86,9 @@ final class FakeBackend: JobBackend {
     orders.append(work)
     return work.commands.map { command in
       let script = nextScript(for: command)
-      if let reason = script.startFailure { return .failure(StartFailure(reason)) }
+      if let reason = script.startFailure {
+        return .failure(StartFailure(reason, mayPassLater: script.startFailureMayPassLater))
+      }
       nextSerial += 1
       let handle = CommandHandle(id: Int32(1000 + nextSerial), serial: nextSerial)
       processes[handle] = Process(command: command, work: work.work, script: script)

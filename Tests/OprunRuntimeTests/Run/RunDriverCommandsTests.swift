@@ -58,9 +58,10 @@ import Testing
     #expect(run.events.time(of: "a executing>finished failed") == 3)
   }
 
-  /// The driver's contract: "a command that cannot start fails the attempt (exit status
-  /// 127, the reason in the job's output), it never stops the run" — the others run on.
-  @Test func commandThatCannotStartFailsTheJobWith127AfterTheOthersEnd() {
+  /// A command that cannot start fails the attempt, with the reason in the job's output and
+  /// in its `finished` transition, never a made-up exit status; the job's other commands
+  /// run on, and only the ones that started have pids.
+  @Test func commandThatCannotStartFailsTheJobWithItsReasonAfterTheOthersEnd() {
     let run = DriverHarness("jobs: {a: {commands: [good, missing]}}")
     run.backend.scripts = [
       "good": FakeCommand(duration: 3), "missing": FakeCommand(startFailure: "cannot run 'missing': no such file"),
@@ -73,19 +74,19 @@ import Testing
     #expect(run.runToEnd() == 1)
     let finished = run.events.transitions(of: "a").last!
     #expect(finished.outcome == .failed)
-    #expect(finished.termination == .exited(127))
+    #expect(finished.termination == .notStarted("cannot run 'missing': no such file"))
+    #expect(finished.termination?.exitCode == nil && finished.termination?.signal == nil)
     #expect(run.events.time(of: "a executing>finished failed") == 3)
   }
 
-  /// The driver's contract: "a command that cannot start fails the attempt (exit status
-  /// 127, the reason in the job's output), it never stops the run" — when none could start,
-  /// the job fails at once and the run goes on.
-  @Test func jobNoneOfWhoseCommandsCanStartFailsAtOnce() {
+  /// When none of a job's commands can start, the job never executes: it finishes failed at
+  /// once, with the reason, and the run goes on.
+  @Test func jobNoneOfWhoseCommandsCanStartFailsAtOnceWithoutExecuting() {
     let run = DriverHarness(
       """
       on-failure: continue
       jobs:
-        a: {commands: [nope, nada]}
+        a: {commands: [nope, nada], retries: 2}
         b: {command: test, dependencies: [a]}
         c: {command: lint}
       """)
@@ -94,13 +95,58 @@ import Testing
     run.start()
     #expect(
       run.events.lines(of: "a") == [
-        "a pending>ready", "a ready>executing", "a output oprun: cannot run 'nope'",
-        "a output oprun: cannot run 'nada'", "a executing>finished failed",
+        "a pending>ready", "a output oprun: cannot run 'nope'", "a output oprun: cannot run 'nada'",
+        "a ready>finished failed",
       ])
-    #expect(run.events.transitions(of: "a").last?.termination == .exited(127))
-    #expect(run.events.time(of: "a executing>finished failed") == 0)
+    #expect(run.events.transitions(of: "a").last?.termination == .notStarted("cannot run 'nope'"))
+    #expect(run.backend.orders.count(where: { $0.work.job == run.id("a") }) == 1)
     #expect(run.events.lines(of: "b").last == "b ready>finished skipped")
     #expect(run.runToEnd() == 1)
     #expect(run.events.lines(of: "c").last == "c executing>finished succeeded")
+  }
+
+  /// Out of descriptors while others run: the launch keeps its slot and is tried again when
+  /// one of them ends, and then runs.
+  @Test func launchShortOfResourcesWaitsForARunningCommandToEndThenStarts() {
+    let run = DriverHarness("max-concurrent: 3\njobs: {a: {command: long}, b: {command: short}, c: {command: later}}")
+    run.backend.scripts["long"] = FakeCommand(duration: 5)
+    run.backend.scripts["short"] = FakeCommand(duration: 2)
+    run.backend.nextScripts["later"] = [
+      FakeCommand(startFailure: "pipe2: Too many open files (EMFILE)", startFailureMayPassLater: true)
+    ]
+    run.start()
+    #expect(run.events.lines(of: "c") == ["c pending>ready"])
+    #expect(run.driver.engine.runningCount(queue: 0) == 3)
+    run.advance(by: 2)
+    #expect(run.events.lines(of: "c") == ["c pending>ready", "c ready>executing"])
+    #expect(run.events.time(of: "c ready>executing") == 2)
+    #expect(run.runToEnd() == 0)
+    #expect(run.events.lines(of: "c").last == "c executing>finished succeeded")
+  }
+
+  /// Short of resources with nothing else running, nothing will give any back: the job
+  /// fails at once, with the reason, rather than wait forever.
+  @Test func launchShortOfResourcesWithNothingElseRunningFailsWithTheReason() {
+    let run = DriverHarness("jobs: {a: {command: long}, b: {command: later, dependencies: [a]}}")
+    run.backend.scripts["later"] = FakeCommand(
+      startFailure: "pipe2: Too many open files (EMFILE)", startFailureMayPassLater: true)
+    run.start()
+    #expect(run.runToEnd() == 1)
+    #expect(run.events.lines(of: "b").last == "b ready>finished failed")
+    #expect(run.events.transitions(of: "b").last?.termination == .notStarted("pipe2: Too many open files (EMFILE)"))
+  }
+
+  /// A launch waiting for resources when the run is cancelled finishes cancelled once
+  /// something ends, without starting.
+  @Test func launchWaitingForResourcesWhenTheRunIsCancelledFinishesCancelled() {
+    let run = DriverHarness("jobs: {a: {command: long}, b: {command: later}}")
+    run.backend.scripts["long"] = FakeCommand(duration: 5)
+    run.backend.scripts["later"] = FakeCommand(
+      startFailure: "pipe2: Too many open files (EMFILE)", startFailureMayPassLater: true)
+    run.start()
+    run.driver.apply(.cancelRun(reason: .interrupt, endingSignal: SIGINT))
+    #expect(run.runToEnd() == 130)
+    #expect(run.events.lines(of: "b").last == "b ready>finished cancelled")
+    #expect(run.backend.orders.count(where: { $0.work.job == run.id("b") }) == 1)
   }
 }

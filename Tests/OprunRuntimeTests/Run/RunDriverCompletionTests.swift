@@ -82,8 +82,9 @@ import Testing
   }
 
   /// "completion block: runs after the job finishes, whatever the outcome" — one that cannot
-  /// start is reported in the job's output and as exit status 127, and changes no outcome.
-  @Test func completionThatCannotStartExitsWith127() {
+  /// start is reported in the job's output and in its `completion` event, with no exit
+  /// status made up, and changes no outcome.
+  @Test func completionThatCannotStartIsReportedWithItsReason() {
     let run = DriverHarness("jobs: {a: {command: build, completion: notfy}}")
     run.backend.scripts["notfy"] = FakeCommand(startFailure: "cannot run 'notfy': no such file")
     run.start()
@@ -91,9 +92,9 @@ import Testing
     #expect(
       Array(run.events.lines(of: "a").suffix(3)) == [
         "a executing>finished succeeded", "a output oprun: completion: cannot run 'notfy': no such file",
-        "a completion exited 127",
+        "a completion not started: cannot run 'notfy': no such file",
       ])
-    #expect(run.events.time(of: "a completion exited 127") == 1)
+    #expect(run.events.time(of: "a completion not started: cannot run 'notfy': no such file") == 1)
   }
 
   /// §2 "Job output (stdout and stderr of its commands) is captured through pipes and never
