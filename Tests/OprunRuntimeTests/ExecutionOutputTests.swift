@@ -57,7 +57,7 @@ import Testing
     }
   }
 
-  @Test func leftoverOutputAfterExitIsReadAndDroppedWithoutBreakingTheWriter() throws {
+  @Test func leftoverOutputAfterExitIsDeliveredWithoutBreakingTheWriter() throws {
     let loop = EventLoop()
     let directory = try makeTemporaryDirectory()
     defer { removeTree(directory) }
@@ -69,14 +69,59 @@ import Testing
        echo late; echo $? > \(directory)/status; exec sleep 1000) &
       echo early
       """
-    let (process, record) = try startChild(script, loop: loop)
+    let leftovers = LeftoverOutput()
+    let (process, record) = try startChild(script, loop: loop, leftovers: leftovers)
     runLoop(loop) { record.termination != nil }
+    #expect(!leftovers.isEmpty, "the grandchild holds the pipe")
+    runLoop(loop) { record.lines(of: .stdout).count == 2 }
     let status = directory + "/status"
     runLoop(loop, checkingEvery: 0.01) { fileExists(status) }
     signalGroup(process.processGroup, SIGKILL)
     #expect(readTextFile(status) == "0\n")
+    #expect(record.lines(of: .stdout) == ["early\n", "late\n"])
+    #expect(record.outputCallsAfterExit == 1)
+  }
+
+  @Test func aPipeStillHeldWhenTheRunEndsIsReadALastTimeAndClosed() throws {
+    let loop = EventLoop()
+    let directory = try makeTemporaryDirectory()
+    defer { removeTree(directory) }
+    // The grandchild writes a line and a partial one, then, once the test has closed the
+    // pipe, tries to write again and records how that went.
+    let script = """
+      (trap '' PIPE; while [ ! -f \(directory)/go ]; do sleep 0.01; done
+       echo late; printf partial; touch \(directory)/said
+       while [ ! -f \(directory)/closed ]; do sleep 0.01; done
+       echo after-close; echo $? > \(directory)/status; exec sleep 1000) &
+      echo early
+      """
+    let leftovers = LeftoverOutput()
+    let (process, record) = try startChild(script, loop: loop, leftovers: leftovers)
+    defer { signalGroup(process.processGroup, SIGKILL) }
+    runLoop(loop) { record.termination != nil }
     #expect(record.lines(of: .stdout) == ["early\n"])
-    #expect(record.outputCallsAfterExit == 0)
+    // Held back, the loop reads nothing more: only the last read can take what follows.
+    loop.holdBackOutput()
+    touchFile(directory + "/go")
+    runLoop(loop, checkingEvery: 0.01) { fileExists(directory + "/said") }
+    leftovers.readLastAndClose()
+    loop.releaseOutput()
+    #expect(leftovers.isEmpty)
+    #expect(record.lines(of: .stdout) == ["early\n", "late\n", "partial"])
+    touchFile(directory + "/closed")
+    let status = directory + "/status"
+    runLoop(loop, checkingEvery: 0.01) { fileExists(status) }
+    #expect(readTextFile(status) != "0\n", "the grandchild's write after the close fails")
+    #expect(record.lines(of: .stdout).count == 3)
+  }
+
+  @Test func aProcessWhosePipesEndWithItIsNoLeftover() throws {
+    let loop = EventLoop()
+    let leftovers = LeftoverOutput()
+    let (_, record) = try startChild("echo done", loop: loop, leftovers: leftovers)
+    runLoop(loop) { record.termination != nil }
+    #expect(leftovers.isEmpty)
+    #expect(record.lines(of: .stdout) == ["done\n"])
   }
 }
 

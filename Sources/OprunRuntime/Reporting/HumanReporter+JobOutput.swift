@@ -1,7 +1,8 @@
 import OprunCore
 
 /// Job output in the three `--output` modes. In every mode stdout and stderr go to the
-/// same human stream, in the order they arrived.
+/// same human stream, in the order they arrived; what a job's leftover processes write
+/// after it finished is shown the same way, under its name.
 extension HumanReporter {
   func showOutput(_ text: [UInt8], of job: JobID) {
     guard !text.isEmpty else { return }
@@ -10,9 +11,6 @@ extension HumanReporter {
       out.write(text)
       rawLineOpen = text.last != UInt8(ascii: "\n")
     case .prefixed:
-      writePrefixed(text, of: job)
-    case .grouped where finishedJobs.contains(job):
-      // Something the job left running writes after it finished: its block is gone.
       writePrefixed(text, of: job)
     case .grouped:
       pendingGroups[job, default: []].append(contentsOf: text)
@@ -32,7 +30,9 @@ extension HumanReporter {
     }
   }
 
-  /// Grouped mode: prints the output `job` kept, as one block under a header line.
+  /// Grouped mode: prints the output `job` kept, as one block under a header line: when the
+  /// job finishes, and again for what came after (from its completion command, or from what
+  /// it left running) when the completion ends and when the run does.
   func showGroup(of job: JobID) {
     guard let text = pendingGroups.removeValue(forKey: job), !text.isEmpty else { return }
     let name = jobName(job)

@@ -14,9 +14,8 @@ public final class HumanReporter: RunObserver {
   let out: OutputSink
   let err: OutputSink
   let timeline: TimelineFormatter
-  /// Grouped mode: output of jobs that have not finished yet.
+  /// Grouped mode: output of each job not shown yet (since it began, or since its last block).
   var pendingGroups: [JobID: [UInt8]] = [:]
-  var finishedJobs: Set<JobID> = []
   /// Raw mode: the last byte passed through was not a newline, so the next timeline line
   /// needs one first to start on its own line.
   var rawLineOpen = false
@@ -62,6 +61,7 @@ public final class HumanReporter: RunObserver {
       let text = TimelineFormatter.terminationText(termination)
       showLine(
         at: event.time, "completion", jobName(job), timeline.style.paint(text, termination.isSuccess ? nil : .red))
+      showGroup(of: job)
     case .warning(let message):
       showWarning(message)
     case .runFinished:
@@ -90,12 +90,11 @@ public final class HumanReporter: RunObserver {
       let detail = timeline.executingDetail(transition, queueName: queueName(transition.queue))
       showLine(at: time, "executing", name, detail)
     case .finished:
-      finishedJobs.insert(transition.job)
+      defer { showGroup(of: transition.job) }
       guard let result = summary.results.last, result.job == transition.job else { return }
       if result.isFailure || options.verbosity >= .normal {
         showLine(at: time, "finished", name, timeline.outcomeDetail(result), from: result.isFailure ? .quiet : .normal)
       }
-      showGroup(of: transition.job)
     }
   }
 
