@@ -126,8 +126,8 @@ import Testing
 }
 
 @Suite struct ExecutionLineSplitterTests {
-  func split(_ chunks: [String], maximumLength: Int = 1 << 20) -> [String] {
-    var splitter = LineSplitter(maximumLength: maximumLength)
+  func split(_ chunks: [String], maximumLength: Int = 1 << 20, endings: LineEndings = .newline) -> [String] {
+    var splitter = LineSplitter(maximumLength: maximumLength, endings: endings)
     var lines: [String] = []
     for chunk in chunks {
       splitter.split(Array(chunk.utf8)[...]) { lines.append(String(decoding: $0, as: UTF8.self)) }
@@ -165,5 +165,35 @@ extension ExecutionLineSplitterTests {
     let pieces = split(["0123456789ab\n", "cdefghijklmnopq", "rstuvwxyz\n"], maximumLength: 5)
     #expect(pieces.allSatisfy { $0.utf8.count <= 5 })
     #expect(pieces.joined() == "0123456789ab\ncdefghijklmnopqrstuvwxyz\n")
+  }
+
+  @Test func aCarriageReturnEndsALineWhenAsked() {
+    let progress = ["10%\r20", "%\r30%\r\n", "done\n", "\rstill"]
+    #expect(
+      split(progress, endings: .newlineOrReturn) == ["10%\r", "20%\r", "30%\r\n", "done\n", "\r", "still"])
+    #expect(split(progress) == ["10%\r20%\r30%\r\n", "done\n", "\rstill"])
+    // A return that ends a chunk ends its line at once: the next update may be long in coming.
+    #expect(split(["50%\r", "60%\r"], endings: .newlineOrReturn) == ["50%\r", "60%\r"])
+  }
+
+  @Test func linesEndedEitherWayAddUpToTheStream() {
+    let stream =
+      (0..<800).map { "step \($0) " + String(repeating: "r", count: $0 % 41) + ($0 % 3 == 0 ? "\r" : "\n") }
+      .joined() + "tail"
+    let bytes = Array(stream.utf8)
+    var chunks: [String] = []
+    var index = 0
+    var size = 1
+    while index < bytes.count {
+      let end = min(index + size, bytes.count)
+      chunks.append(String(decoding: bytes[index..<end], as: UTF8.self))
+      index = end
+      size = size % 89 + 7
+    }
+    let lines = split(chunks, maximumLength: 30, endings: .newlineOrReturn)
+    #expect(lines.joined() == stream)
+    #expect(lines.allSatisfy { $0.utf8.count <= 30 })
+    // Every piece but the last ends a line or is as long as a piece can be.
+    #expect(lines.dropLast().allSatisfy { $0.hasSuffix("\n") || $0.hasSuffix("\r") || $0.utf8.count == 30 })
   }
 }

@@ -125,6 +125,15 @@ import Testing
     #expect(out.bytes == bytes)
   }
 
+  @Test func rawModeStartsAnotherJobsLineOnALineOfItsOwn() {
+    let out = report(
+      [
+        output(0, "50%\r", at: 0.1), output(0, "60%\r", at: 0.2), output(1, "test line\n", at: 0.3),
+        output(0, "done\n", at: 0.4), output(1, "partial", at: 0.5), output(1, " and the rest\n", at: 0.6),
+      ], options: HumanOptions(outputMode: .raw))
+    #expect(out.text == "50%\r60%\r\ntest line\ndone\npartial and the rest\n")
+  }
+
   @Test func rawModeStartsTheNextTimelineLineOnALineOfItsOwn() {
     let out = report(
       [

@@ -95,7 +95,7 @@ private struct LineEndSearch {
     let end = min(nextNewline, nextReturn)
     guard end < chunk.endIndex else { return nil }
     // `\r\n` is one line end when both are in hand.
-    if end == nextReturn, end + 1 == nextNewline { return nextNewline }
+    if end == nextReturn, end + 1 == nextNewline, nextNewline < chunk.endIndex { return nextNewline }
     return end
   }
 

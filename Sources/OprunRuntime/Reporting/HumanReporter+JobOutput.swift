@@ -8,8 +8,11 @@ extension HumanReporter {
     guard !text.isEmpty else { return }
     switch options.outputMode {
     case .raw:
+      // Each event is one line (or a partial one: the job ended, or the line reached
+      // 64 KiB), so lines of different jobs never mix.
+      if rawLineOwner != job { closeRawLine() }
       out.write(text)
-      rawLineOpen = text.last != UInt8(ascii: "\n")
+      rawLineOwner = text.last == UInt8(ascii: "\n") ? nil : job
     case .prefixed:
       writePrefixed(text, of: job)
     case .grouped:
@@ -47,9 +50,10 @@ extension HumanReporter {
     for job in pendingGroups.keys.sorted() { showGroup(of: job) }
   }
 
+  /// Raw mode: ends the line a job left open, so that what follows starts a line of its own.
   func closeRawLine() {
-    guard rawLineOpen else { return }
+    guard rawLineOwner != nil else { return }
     out.write("\n")
-    rawLineOpen = false
+    rawLineOwner = nil
   }
 }

@@ -16,9 +16,10 @@ public final class HumanReporter: RunObserver {
   let timeline: TimelineFormatter
   /// Grouped mode: output of each job not shown yet (since it began, or since its last block).
   var pendingGroups: [JobID: [UInt8]] = [:]
-  /// Raw mode: the last byte passed through was not a newline, so the next timeline line
-  /// needs one first to start on its own line.
-  var rawLineOpen = false
+  /// Raw mode: the job whose line was passed through last when that line did not end in a
+  /// newline (a partial line, or one ended by `\r`); the next line of oprun's or of another
+  /// job needs a newline first to start on a line of its own.
+  var rawLineOwner: JobID?
 
   /// A reporter writing the timeline, job output and summary to `out`, warnings to `err`.
   public init(graph: JobGraph, options: HumanOptions = HumanOptions(), out: OutputSink, err: OutputSink) {
