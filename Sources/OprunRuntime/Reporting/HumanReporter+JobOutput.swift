@@ -16,7 +16,11 @@ extension HumanReporter {
     case .prefixed:
       writePrefixed(text, of: job)
     case .grouped:
-      pendingGroups[job, default: []].append(contentsOf: text)
+      let problem = pendingGroups[job, default: KeptOutput()].append(text, storage: groupedStorage)
+      if let problem, !hasWarnedOfKeptOutput {
+        hasWarnedOfKeptOutput = true
+        showWarning(problem)
+      }
     }
   }
 
@@ -37,11 +41,11 @@ extension HumanReporter {
   /// job finishes, and again for what came after (from its completion command, or from what
   /// it left running) when the completion ends and when the run does.
   func showGroup(of job: JobID) {
-    guard let text = pendingGroups.removeValue(forKey: job), !text.isEmpty else { return }
+    guard let kept = pendingGroups.removeValue(forKey: job), !kept.isEmpty else { return }
     let name = jobName(job)
     out.write(options.githubActions ? "::group::" + name + "\n" : timeline.style.paint("── " + name, .bold) + "\n")
-    out.write(text)
-    if text.last != UInt8(ascii: "\n") { out.write("\n") }
+    kept.write(to: out)
+    if kept.lastByte != UInt8(ascii: "\n") { out.write("\n") }
     if options.githubActions { out.write("::endgroup::\n") }
   }
 

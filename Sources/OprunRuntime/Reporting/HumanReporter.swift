@@ -15,16 +15,25 @@ public final class HumanReporter: RunObserver {
   let err: OutputSink
   let timeline: TimelineFormatter
   /// Grouped mode: output of each job not shown yet (since it began, or since its last block).
-  var pendingGroups: [JobID: [UInt8]] = [:]
+  var pendingGroups: [JobID: KeptOutput] = [:]
+  /// Where grouped mode keeps output: memory up to a bound per job, then files.
+  let groupedStorage: GroupedOutputStorage
+  /// Grouped output could not go to a file once, and the user has been told.
+  var hasWarnedOfKeptOutput = false
   /// Raw mode: the job whose line was passed through last when that line did not end in a
   /// newline (a partial line, or one ended by `\r`); the next line of oprun's or of another
   /// job needs a newline first to start on a line of its own.
   var rawLineOwner: JobID?
 
-  /// A reporter writing the timeline, job output and summary to `out`, warnings to `err`.
-  public init(graph: JobGraph, options: HumanOptions = HumanOptions(), out: OutputSink, err: OutputSink) {
+  /// A reporter writing the timeline, job output and summary to `out`, warnings to `err`;
+  /// grouped output waits in `groupedStorage`.
+  public init(
+    graph: JobGraph, options: HumanOptions = HumanOptions(), out: OutputSink, err: OutputSink,
+    groupedStorage: GroupedOutputStorage = .standard
+  ) {
     self.graph = graph
     self.options = options
+    self.groupedStorage = groupedStorage
     self.out = out
     self.err = err
     summary = RunSummary(jobCount: graph.jobs.count)
@@ -116,7 +125,7 @@ public final class HumanReporter: RunObserver {
     showLine(at: time, "control", request, detail, from: changesNothing ? .verbose : .normal)
   }
 
-  private func showWarning(_ message: String) {
+  func showWarning(_ message: String) {
     out.flush()
     err.write("oprun: warning: " + message + "\n")
     err.flush()
