@@ -130,3 +130,42 @@ func countBytes(_ character: Character, in path: String) throws -> Int {
   process.waitUntilExit()
   return Int(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
 }
+
+/// Grouped output is kept in memory only up to a bound per job; the rest waits in a
+/// temporary file and is copied from it when the block is printed.
+@Suite struct GroupedOutputMemoryTests {
+  @Test func aJobsSixtyFourMegabyteBlockIsByteExactAndCostsOprunLittleMemory() throws {
+    let folder = try Scratch()
+    // `before` and `after` read oprun's peak resident size around `big`, which also keeps
+    // a copy of what it writes.
+    try folder.manifest(
+      """
+      max-concurrent: 1
+      jobs:
+        before: {command: "grep VmHWM /proc/$PPID/status > before.txt"}
+        big:
+          command: head -c 48000000 /dev/urandom | base64 -w 4000 | tee expected.txt
+          dependencies: [before]
+        after: {command: "grep VmHWM /proc/$PPID/status > after.txt", dependencies: [big]}
+      """)
+    let oprun = try OprunProcess(runArguments(["--output", "grouped", "-q"]), in: folder)
+    let run = oprun.wait()
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(run.stderr.isEmpty, "\(run.stderr)")
+    let expected = try Data(contentsOf: URL(fileURLWithPath: folder.path("expected.txt")))
+    let printed = try Data(contentsOf: URL(fileURLWithPath: oprun.stdoutPath))
+    let header = Data("── big\n".utf8)
+    let start = try #require(printed.range(of: header)).upperBound
+    #expect(printed.count >= start + expected.count)
+    #expect(printed.subdata(in: start..<min(start + expected.count, printed.count)) == expected)
+
+    func kilobytes(_ name: String) -> Int? {
+      folder.read(name).flatMap { Int($0.filter(\.isNumber)) }
+    }
+    let before = try #require(kilobytes("before.txt"))
+    let after = try #require(kilobytes("after.txt"))
+    let growth = (after - before) * 1024
+    print("grouped output of \(expected.count) bytes: oprun's peak resident size \(before) kB -> \(after) kB")
+    #expect(growth < expected.count / 2, "oprun grew by \(growth) bytes for \(expected.count) of output")
+  }
+}

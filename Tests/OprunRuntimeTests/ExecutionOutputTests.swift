@@ -57,7 +57,7 @@ import Testing
     }
   }
 
-  @Test func leftoverOutputAfterExitIsReadAndDroppedWithoutBreakingTheWriter() throws {
+  @Test func leftoverOutputAfterExitIsDeliveredWithoutBreakingTheWriter() throws {
     let loop = EventLoop()
     let directory = try makeTemporaryDirectory()
     defer { removeTree(directory) }
@@ -69,20 +69,65 @@ import Testing
        echo late; echo $? > \(directory)/status; exec sleep 1000) &
       echo early
       """
-    let (process, record) = try startChild(script, loop: loop)
+    let leftovers = LeftoverOutput()
+    let (process, record) = try startChild(script, loop: loop, leftovers: leftovers)
     runLoop(loop) { record.termination != nil }
+    #expect(!leftovers.isEmpty, "the grandchild holds the pipe")
+    runLoop(loop) { record.lines(of: .stdout).count == 2 }
     let status = directory + "/status"
     runLoop(loop, checkingEvery: 0.01) { fileExists(status) }
     signalGroup(process.processGroup, SIGKILL)
     #expect(readTextFile(status) == "0\n")
+    #expect(record.lines(of: .stdout) == ["early\n", "late\n"])
+    #expect(record.outputCallsAfterExit == 1)
+  }
+
+  @Test func aPipeStillHeldWhenTheRunEndsIsReadALastTimeAndClosed() throws {
+    let loop = EventLoop()
+    let directory = try makeTemporaryDirectory()
+    defer { removeTree(directory) }
+    // The grandchild writes a line and a partial one, then, once the test has closed the
+    // pipe, tries to write again and records how that went.
+    let script = """
+      (trap '' PIPE; while [ ! -f \(directory)/go ]; do sleep 0.01; done
+       echo late; printf partial; touch \(directory)/said
+       while [ ! -f \(directory)/closed ]; do sleep 0.01; done
+       echo after-close; echo $? > \(directory)/status; exec sleep 1000) &
+      echo early
+      """
+    let leftovers = LeftoverOutput()
+    let (process, record) = try startChild(script, loop: loop, leftovers: leftovers)
+    defer { signalGroup(process.processGroup, SIGKILL) }
+    runLoop(loop) { record.termination != nil }
     #expect(record.lines(of: .stdout) == ["early\n"])
-    #expect(record.outputCallsAfterExit == 0)
+    // Held back, the loop reads nothing more: only the last read can take what follows.
+    loop.holdBackOutput()
+    touchFile(directory + "/go")
+    runLoop(loop, checkingEvery: 0.01) { fileExists(directory + "/said") }
+    leftovers.readLastAndClose()
+    loop.releaseOutput()
+    #expect(leftovers.isEmpty)
+    #expect(record.lines(of: .stdout) == ["early\n", "late\n", "partial"])
+    touchFile(directory + "/closed")
+    let status = directory + "/status"
+    runLoop(loop, checkingEvery: 0.01) { fileExists(status) }
+    #expect(readTextFile(status) != "0\n", "the grandchild's write after the close fails")
+    #expect(record.lines(of: .stdout).count == 3)
+  }
+
+  @Test func aProcessWhosePipesEndWithItIsNoLeftover() throws {
+    let loop = EventLoop()
+    let leftovers = LeftoverOutput()
+    let (_, record) = try startChild("echo done", loop: loop, leftovers: leftovers)
+    runLoop(loop) { record.termination != nil }
+    #expect(leftovers.isEmpty)
+    #expect(record.lines(of: .stdout) == ["done\n"])
   }
 }
 
 @Suite struct ExecutionLineSplitterTests {
-  func split(_ chunks: [String], maximumLength: Int = 1 << 20) -> [String] {
-    var splitter = LineSplitter(maximumLength: maximumLength)
+  func split(_ chunks: [String], maximumLength: Int = 1 << 20, endings: LineEndings = .newline) -> [String] {
+    var splitter = LineSplitter(maximumLength: maximumLength, endings: endings)
     var lines: [String] = []
     for chunk in chunks {
       splitter.split(Array(chunk.utf8)[...]) { lines.append(String(decoding: $0, as: UTF8.self)) }
@@ -120,5 +165,35 @@ extension ExecutionLineSplitterTests {
     let pieces = split(["0123456789ab\n", "cdefghijklmnopq", "rstuvwxyz\n"], maximumLength: 5)
     #expect(pieces.allSatisfy { $0.utf8.count <= 5 })
     #expect(pieces.joined() == "0123456789ab\ncdefghijklmnopqrstuvwxyz\n")
+  }
+
+  @Test func aCarriageReturnEndsALineWhenAsked() {
+    let progress = ["10%\r20", "%\r30%\r\n", "done\n", "\rstill"]
+    #expect(
+      split(progress, endings: .newlineOrReturn) == ["10%\r", "20%\r", "30%\r\n", "done\n", "\r", "still"])
+    #expect(split(progress) == ["10%\r20%\r30%\r\n", "done\n", "\rstill"])
+    // A return that ends a chunk ends its line at once: the next update may be long in coming.
+    #expect(split(["50%\r", "60%\r"], endings: .newlineOrReturn) == ["50%\r", "60%\r"])
+  }
+
+  @Test func linesEndedEitherWayAddUpToTheStream() {
+    let stream =
+      (0..<800).map { "step \($0) " + String(repeating: "r", count: $0 % 41) + ($0 % 3 == 0 ? "\r" : "\n") }
+      .joined() + "tail"
+    let bytes = Array(stream.utf8)
+    var chunks: [String] = []
+    var index = 0
+    var size = 1
+    while index < bytes.count {
+      let end = min(index + size, bytes.count)
+      chunks.append(String(decoding: bytes[index..<end], as: UTF8.self))
+      index = end
+      size = size % 89 + 7
+    }
+    let lines = split(chunks, maximumLength: 30, endings: .newlineOrReturn)
+    #expect(lines.joined() == stream)
+    #expect(lines.allSatisfy { $0.utf8.count <= 30 })
+    // Every piece but the last ends a line or is as long as a piece can be.
+    #expect(lines.dropLast().allSatisfy { $0.hasSuffix("\n") || $0.hasSuffix("\r") || $0.utf8.count == 30 })
   }
 }

@@ -26,7 +26,7 @@ let testEnvironment = ["PATH=/usr/local/bin:/usr/bin:/bin"]
 func startChild(
   _ command: String, loop: EventLoop, spawner: Spawner = Spawner(), environment: [String] = testEnvironment,
   directory: String? = nil, qos: QualityOfService = .default, framing: OutputFraming = .lines,
-  mergesStandardError: Bool = false
+  mergesStandardError: Bool = false, leftovers: LeftoverOutput? = nil
 ) throws -> (SpawnedProcess, ChildRecord) {
   let request = SpawnRequest(
     command: command, environment: environment, workingDirectory: directory, qos: qos,
@@ -34,7 +34,7 @@ func startChild(
   let process = try spawner.spawn(request).get()
   let record = ChildRecord()
   loop.watchProcess(
-    process, output: framing,
+    process, output: framing, leftovers: leftovers,
     onOutput: { stream, bytes in
       if record.termination != nil { record.outputCallsAfterExit += 1 }
       record.chunks.append((stream, Array(bytes)))
@@ -118,6 +118,12 @@ func removeTree(_ path: String) {
 }
 
 func fileExists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+
+/// Creates an empty file at `path`: the signal a child waiting on it is looking for.
+func touchFile(_ path: String) {
+  let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+  if fd >= 0 { close(fd) }
+}
 
 func readTextFile(_ path: String) -> String? {
   guard let file = fopen(path, "r") else { return nil }

@@ -69,13 +69,37 @@ import Testing
     #expect(out.lines == ["  1.000s  finished    build  succeeded in 1.00s"])
   }
 
-  @Test func groupedOutputArrivingAfterTheJobFinishedIsPrefixed() {
+  @Test func groupedOutputArrivingAfterTheJobFinishedIsAFurtherBlockWhenTheRunEnds() {
+    let out = report(
+      [
+        output(0, "b1\n", at: 0.5),
+        transition(0, .executing, .finished, outcome: .succeeded, termination: .exited(0), duration: 1, at: 1),
+        output(0, "from the background\n", at: 2),
+        output(0, "and more", at: 2.5),
+        transition(1, .executing, .finished, outcome: .succeeded, termination: .exited(0), duration: 3, at: 3),
+        runFinished(exitCode: 0, at: 4),
+      ], options: HumanOptions(outputMode: .grouped))
+    #expect(
+      Array(out.lines.prefix(6)) == [
+        "  1.000s  finished    build  succeeded in 1.00s", "── build", "b1",
+        "  3.000s  finished    test   succeeded in 3.00s", "── build", "from the background",
+      ])
+    #expect(out.lines[6] == "and more")
+    #expect(out.lines[7].hasPrefix("── summary"))
+  }
+
+  @Test func groupedOutputOfACompletionIsABlockWhenTheCompletionEnds() {
     let out = report(
       [
         transition(0, .executing, .finished, outcome: .succeeded, termination: .exited(0), duration: 1, at: 1),
-        output(0, "from the background\n", at: 2),
+        output(0, "notified\n", at: 1.5),
+        RunEvent(time: 2, .completion(job: 0, termination: .exited(0))),
       ], options: HumanOptions(outputMode: .grouped))
-    #expect(out.lines.last == "build | from the background")
+    #expect(
+      out.lines == [
+        "  1.000s  finished    build  succeeded in 1.00s", "  2.000s  completion  build  exit 0", "── build",
+        "notified",
+      ])
   }
 
   @Test func groupedOutputOfJobsThatNeverFinishedIsShownAtTheEnd() {
@@ -99,6 +123,15 @@ import Testing
     let out = report(
       [RunEvent(time: 0, .output(job: 0, stream: .stdout, text: bytes))], options: HumanOptions(outputMode: .raw))
     #expect(out.bytes == bytes)
+  }
+
+  @Test func rawModeStartsAnotherJobsLineOnALineOfItsOwn() {
+    let out = report(
+      [
+        output(0, "50%\r", at: 0.1), output(0, "60%\r", at: 0.2), output(1, "test line\n", at: 0.3),
+        output(0, "done\n", at: 0.4), output(1, "partial", at: 0.5), output(1, " and the rest\n", at: 0.6),
+      ], options: HumanOptions(outputMode: .raw))
+    #expect(out.text == "50%\r60%\r\ntest line\ndone\npartial and the rest\n")
   }
 
   @Test func rawModeStartsTheNextTimelineLineOnALineOfItsOwn() {

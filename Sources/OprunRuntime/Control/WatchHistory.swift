@@ -1,14 +1,10 @@
-import COprunSystem
 import Glibc
 
 /// Every line of a run's watch stream so far (SPEC §8), for watchers that attach late.
 ///
-/// The lines are kept in an unnamed temporary file (`O_TMPFILE`: no name to find or clean
-/// up, gone with the run however it ends), so that memory does not grow with the run's
-/// output: only the newest lines, less than ``tailCapacity``, wait in memory to be written
-/// together. Where the file system has no unnamed files, a named one is unlinked at once.
-/// The file is looked for in `$TMPDIR`, then `/var/tmp` (a disk, usually, where `/tmp` and
-/// `$XDG_RUNTIME_DIR` are often memory), then `/tmp`.
+/// The lines are kept in an unnamed temporary file (``UnnamedFile``), so that memory does
+/// not grow with the run's output: only the newest lines, less than ``tailCapacity``, wait
+/// in memory to be written together.
 ///
 /// Invariant: the history is whole lines, each ending in a newline; offsets handed out
 /// (``length``, ``lines(from:atMost:)``) are line boundaries.
@@ -42,31 +38,10 @@ final class WatchHistory {
 
   /// A new, empty history of at most `limit` bytes, in the first of `folders` that can hold
   /// its file.
-  static func create(in folders: [String] = defaultFolders(), limit: Int = defaultLimit) -> Result<
+  static func create(in folders: [String] = UnnamedFile.defaultFolders(), limit: Int = defaultLimit) -> Result<
     WatchHistory, SystemError
   > {
-    var lastError = SystemError("open", errno: ENOENT)
-    for folder in folders {
-      let fd = oprun_open_unnamed_file(folder)
-      if fd >= 0 { return .success(WatchHistory(fd: fd, limit: limit)) }
-      lastError = SystemError("open a temporary file in '\(folder)'")
-      if let fd = namedThenUnlinked(in: folder) { return .success(WatchHistory(fd: fd, limit: limit)) }
-    }
-    return .failure(lastError)
-  }
-
-  static func defaultFolders() -> [String] {
-    let temporary = ControlFolder.environment("TMPDIR").flatMap { $0.hasPrefix("/") ? [$0] : nil }
-    return (temporary ?? []) + ["/var/tmp", "/tmp"]
-  }
-
-  private static func namedThenUnlinked(in folder: String) -> Int32? {
-    var template = Array((folder + "/oprun-watch-XXXXXX").utf8CString)
-    let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-    guard fd >= 0 else { return nil }
-    _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-    template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
-    return fd
+    UnnamedFile.open(inFirstOf: folders).map { WatchHistory(fd: $0, limit: limit) }
   }
 
   /// Bytes in the history.

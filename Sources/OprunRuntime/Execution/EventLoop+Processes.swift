@@ -6,14 +6,17 @@ extension EventLoop {
   /// `onOutput` receives its stdout and stderr as `framing` says; when the
   /// process exits, the bytes already in its pipes are read (to that point
   /// only: a grandchild holding a pipe open does not delay anything), a last
-  /// partial line is delivered, and then `onExit` runs, once. No output
-  /// callback follows it: what a leftover grandchild writes later is read and
-  /// dropped until it closes the pipe (so it does not die of SIGPIPE).
-  /// A child holding the terminal's foreground gives it back to oprun before `onExit`.
+  /// partial line is delivered, and then `onExit` runs, once. What a leftover
+  /// grandchild writes later still reaches `onOutput`, until it closes the pipe
+  /// or `leftovers` reads the pipe a last time and closes it
+  /// (``LeftoverOutput/readLastAndClose()``); reading on also keeps it from dying
+  /// of SIGPIPE. A child holding the terminal's foreground gives it back to oprun
+  /// before `onExit`.
   public func watchProcess(
-    _ process: SpawnedProcess, output framing: OutputFraming = .lines,
+    _ process: SpawnedProcess, output framing: OutputFraming = .lines, leftovers: LeftoverOutput? = nil,
     onOutput: @escaping OutputHandler, onExit: @escaping (Termination) -> Void
   ) {
-    ProcessWatch(process, framing: framing, loop: self, onOutput: onOutput, onExit: onExit).start()
+    ProcessWatch(process, framing: framing, loop: self, leftovers: leftovers, onOutput: onOutput, onExit: onExit)
+      .start()
   }
 }

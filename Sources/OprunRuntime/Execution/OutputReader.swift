@@ -4,16 +4,16 @@ import OprunCore
 
 /// Reads one output pipe of a child for the event loop, and owns its read end.
 ///
-/// Delivers what it reads through the framing; `drainForExit` takes what was
-/// already in the pipe when the process exited, so a grandchild that keeps the
-/// pipe open cannot hold up the exit. After that the reader only drops what it
-/// reads, until end of file, so such a grandchild does not die of SIGPIPE.
+/// Delivers what it reads through the framing, for as long as the pipe is open: what a
+/// grandchild writes after the child exited is delivered too. `drainForExit` takes what was
+/// already in the pipe when the process exited, so a grandchild that keeps the pipe open
+/// cannot hold up the exit; `readLastAndClose` ends a pipe such a grandchild still holds.
+/// Reading on until then also keeps the grandchild from dying of SIGPIPE.
 final class OutputReader {
   let fd: Int32
   let stream: OutputStream
   private var splitter: LineSplitter?
-  /// Nil once the process has exited: what comes later is dropped.
-  private var handler: OutputHandler?
+  private let handler: OutputHandler
   private(set) var isClosed = false
 
   /// Reads taken per wake-up before letting other descriptors have a turn: 256 KiB, so that
@@ -24,7 +24,9 @@ final class OutputReader {
     self.fd = fd
     self.stream = stream
     self.handler = handler
-    if case .lines(let maximumLength) = framing { splitter = LineSplitter(maximumLength: maximumLength) }
+    if case .lines(let maximumLength, let endings) = framing {
+      splitter = LineSplitter(maximumLength: maximumLength, endings: endings)
+    }
   }
 
   deinit {
@@ -46,24 +48,21 @@ final class OutputReader {
   }
 
   /// Takes what a process left in the pipe when it exited: reads the bytes
-  /// waiting now (every byte written before the exit, perhaps a few after),
-  /// delivers the last partial line, and stops delivering. True when the pipe
-  /// is at end of file (nobody else holds it); otherwise the reader goes on
-  /// reading and dropping until it is.
+  /// waiting now (every byte written before the exit, perhaps a few after) and
+  /// delivers the last partial line. True when the pipe is at end of file
+  /// (nobody else holds it); otherwise the reader goes on reading what comes.
   func drainForExit(using loop: EventLoop) -> Bool {
-    var remaining = Int(max(oprun_bytes_readable(fd), 0))
-    while remaining > 0 {
-      switch readOnce(using: loop, limit: min(remaining, EventLoop.readSize)) {
-      case .data(let count): remaining -= count
-      case .wouldBlock: remaining = 0
-      case .endOfFile: return true
-      }
-    }
+    if readWaiting(using: loop) { return true }
     flushPartialLine()
-    handler = nil
-    splitter = nil
     if case .endOfFile = readOnce(using: loop, limit: EventLoop.readSize) { return true }
     return false
+  }
+
+  /// Reads the bytes waiting now, whatever else is still writing to the pipe, and closes it
+  /// (delivering a last partial line): the pipe's last turn when the run ends.
+  func readLastAndClose(using loop: EventLoop) {
+    _ = readWaiting(using: loop)
+    finish()
   }
 
   /// Delivers a partial line, if any, then closes the read end.
@@ -79,6 +78,20 @@ final class OutputReader {
     case data(Int)
     case wouldBlock
     case endOfFile
+  }
+
+  /// Reads as many bytes as wait in the pipe now (FIONREAD), and no more, so that a writer
+  /// that never pauses cannot keep it reading; true at end of file.
+  private func readWaiting(using loop: EventLoop) -> Bool {
+    var remaining = Int(max(oprun_bytes_readable(fd), 0))
+    while remaining > 0 {
+      switch readOnce(using: loop, limit: min(remaining, EventLoop.readSize)) {
+      case .data(let count): remaining -= count
+      case .wouldBlock: remaining = 0
+      case .endOfFile: return true
+      }
+    }
+    return false
   }
 
   private func readOnce(using loop: EventLoop, limit: Int) -> ReadResult {
@@ -98,18 +111,16 @@ final class OutputReader {
   }
 
   private func deliver(_ chunk: ArraySlice<UInt8>) {
-    guard let handler else { return }
-    if splitter == nil {
+    guard splitter != nil else {
       handler(stream, chunk)
       return
     }
-    let stream = self.stream
+    let (stream, handler) = (self.stream, self.handler)
     splitter!.split(chunk) { handler(stream, $0) }
   }
 
   private func flushPartialLine() {
-    guard let handler else { return }
-    let stream = self.stream
+    let (stream, handler) = (self.stream, self.handler)
     splitter?.finish { handler(stream, $0) }
   }
 }

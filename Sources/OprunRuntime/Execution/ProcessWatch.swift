@@ -4,20 +4,24 @@ import OprunCore
 /// One child as the event loop sees it: a pidfd and up to two output readers.
 ///
 /// Lives as long as the loop watches one of its descriptors; the loop's
-/// callbacks hold it, it holds the loop unowned.
+/// callbacks hold it, it holds the loop unowned. Once the child has exited, a
+/// pipe that something it left running still holds stays read, and the watch
+/// is in `leftovers` until that pipe closes.
 final class ProcessWatch {
   private let process: SpawnedProcess
   private let readers: [OutputReader]
   private var onExit: ((Termination) -> Void)?
   private var pidfdIsOpen = true
   private unowned let loop: EventLoop
+  private let leftovers: LeftoverOutput?
 
   init(
-    _ process: SpawnedProcess, framing: OutputFraming, loop: EventLoop, onOutput: @escaping OutputHandler,
-    onExit: @escaping (Termination) -> Void
+    _ process: SpawnedProcess, framing: OutputFraming, loop: EventLoop, leftovers: LeftoverOutput?,
+    onOutput: @escaping OutputHandler, onExit: @escaping (Termination) -> Void
   ) {
     self.process = process
     self.loop = loop
+    self.leftovers = leftovers
     self.onExit = onExit
     let pipes: [(Int32?, OutputStream)] = [(process.stdout, .stdout), (process.stderr, .stderr)]
     readers = pipes.compactMap { fd, stream in
@@ -36,6 +40,14 @@ final class ProcessWatch {
     }
   }
 
+  /// Reads each pipe still open a last time and closes it (the run is over).
+  func readLastAndClose() {
+    for reader in readers where !reader.isClosed {
+      loop.unwatch(fd: reader.fd)
+      reader.readLastAndClose(using: loop)
+    }
+  }
+
   private func readable(_ reader: OutputReader) {
     if reader.readAvailable(using: loop) { finish(reader) }
   }
@@ -43,6 +55,7 @@ final class ProcessWatch {
   private func finish(_ reader: OutputReader) {
     loop.unwatch(fd: reader.fd)
     reader.finish()
+    if !pidfdIsOpen, readers.allSatisfy(\.isClosed) { leftovers?.remove(self) }
   }
 
   private func pidfdReadable() {
@@ -50,9 +63,11 @@ final class ProcessWatch {
     loop.unwatch(fd: process.pidfd)
     close(process.pidfd)
     pidfdIsOpen = false
+    var holdsAPipe = false
     for reader in readers where !reader.isClosed {
-      if reader.drainForExit(using: loop) { finish(reader) }
+      if reader.drainForExit(using: loop) { finish(reader) } else { holdsAPipe = true }
     }
+    if holdsAPipe { leftovers?.add(self) }
     if process.holdsTerminal { Terminal.reclaimForeground() }
     let onExit = self.onExit
     self.onExit = nil

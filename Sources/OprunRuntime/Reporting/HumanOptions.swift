@@ -7,7 +7,7 @@ public struct HumanOptions: Sendable, Equatable {
     case prefixed
     /// A job's output as one block when it finishes, like ninja.
     case grouped
-    /// Bytes passed through unchanged.
+    /// Bytes passed through unchanged, a whole line (ended by `\n` or `\r`) at a time.
     case raw
   }
 

@@ -14,17 +14,26 @@ public final class HumanReporter: RunObserver {
   let out: OutputSink
   let err: OutputSink
   let timeline: TimelineFormatter
-  /// Grouped mode: output of jobs that have not finished yet.
-  var pendingGroups: [JobID: [UInt8]] = [:]
-  var finishedJobs: Set<JobID> = []
-  /// Raw mode: the last byte passed through was not a newline, so the next timeline line
-  /// needs one first to start on its own line.
-  var rawLineOpen = false
+  /// Grouped mode: output of each job not shown yet (since it began, or since its last block).
+  var pendingGroups: [JobID: KeptOutput] = [:]
+  /// Where grouped mode keeps output: memory up to a bound per job, then files.
+  let groupedStorage: GroupedOutputStorage
+  /// Grouped output could not go to a file once, and the user has been told.
+  var hasWarnedOfKeptOutput = false
+  /// Raw mode: the job whose line was passed through last when that line did not end in a
+  /// newline (a partial line, or one ended by `\r`); the next line of oprun's or of another
+  /// job needs a newline first to start on a line of its own.
+  var rawLineOwner: JobID?
 
-  /// A reporter writing the timeline, job output and summary to `out`, warnings to `err`.
-  public init(graph: JobGraph, options: HumanOptions = HumanOptions(), out: OutputSink, err: OutputSink) {
+  /// A reporter writing the timeline, job output and summary to `out`, warnings to `err`;
+  /// grouped output waits in `groupedStorage`.
+  public init(
+    graph: JobGraph, options: HumanOptions = HumanOptions(), out: OutputSink, err: OutputSink,
+    groupedStorage: GroupedOutputStorage = .standard
+  ) {
     self.graph = graph
     self.options = options
+    self.groupedStorage = groupedStorage
     self.out = out
     self.err = err
     summary = RunSummary(jobCount: graph.jobs.count)
@@ -62,6 +71,7 @@ public final class HumanReporter: RunObserver {
       let text = TimelineFormatter.terminationText(termination)
       showLine(
         at: event.time, "completion", jobName(job), timeline.style.paint(text, termination.isSuccess ? nil : .red))
+      showGroup(of: job)
     case .warning(let message):
       showWarning(message)
     case .runFinished:
@@ -90,12 +100,11 @@ public final class HumanReporter: RunObserver {
       let detail = timeline.executingDetail(transition, queueName: queueName(transition.queue))
       showLine(at: time, "executing", name, detail)
     case .finished:
-      finishedJobs.insert(transition.job)
+      defer { showGroup(of: transition.job) }
       guard let result = summary.results.last, result.job == transition.job else { return }
       if result.isFailure || options.verbosity >= .normal {
         showLine(at: time, "finished", name, timeline.outcomeDetail(result), from: result.isFailure ? .quiet : .normal)
       }
-      showGroup(of: transition.job)
     }
   }
 
@@ -116,7 +125,7 @@ public final class HumanReporter: RunObserver {
     showLine(at: time, "control", request, detail, from: changesNothing ? .verbose : .normal)
   }
 
-  private func showWarning(_ message: String) {
+  func showWarning(_ message: String) {
     out.flush()
     err.write("oprun: warning: " + message + "\n")
     err.flush()

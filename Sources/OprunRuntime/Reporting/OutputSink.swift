@@ -6,11 +6,13 @@
 ///
 /// Bytes collect in a user-space queue and reach the descriptor in as few `write(2)` calls
 /// as possible: when the queue fills, on ``flush()``, and, in line-buffered mode, whenever
-/// a write contains a newline. Interrupted and partial writes are resumed.
+/// a write contains a newline. Interrupted and partial writes are resumed. Bytes kept in a
+/// file (grouped output too large for memory) are queued as a range of it, read back a
+/// piece at a time as the descriptor takes them.
 ///
 /// A sink made with an event loop never blocks it (``Mode``): what the descriptor does not
 /// take now stays queued and is written when the loop finds it writable. While more than the
-/// high-water mark waits the sink is congested and holds the loop's job output back
+/// high-water mark waits (in memory or in a queued file range) the sink is congested and holds the loop's job output back
 /// (``EventLoop/holdBackOutput()``) until less than the low-water mark waits: jobs writing
 /// faster than oprun's reader then block in their own writes, and nothing is dropped. A sink
 /// made without a loop blocks as long as the descriptor does (messages outside a run).
@@ -46,10 +48,18 @@ public final class OutputSink {
 
   /// What is written to: `fileDescriptor` when blocking, else a descriptor the sink owns.
   let target: Int32
-  /// Bytes accepted and not written yet are `queue[queueStart...]`; empty once broken.
-  /// Invariant: in blocking mode, fewer than `capacity` between calls.
+  /// Bytes accepted and not written yet are `queue[queueStart...]`, then `later`, then
+  /// `trailing`; all empty once broken. Invariant: in blocking mode, fewer than `capacity`
+  /// between calls.
   private var queue: [UInt8] = []
   private var queueStart = 0
+  /// File ranges, and the bytes between them, queued after `queue`; empty in the common
+  /// case. Invariant: holds no empty element.
+  private var later: [Queued] = []
+  /// Bytes accepted after the last element of `later`; empty when `later` is.
+  private var trailing: [UInt8] = []
+  /// The bytes `later` and `trailing` stand for.
+  private var laterByteCount = 0
   private let capacity: Int
   private let waterMarks: (high: Int, low: Int)
   private weak var loop: EventLoop?
@@ -97,7 +107,15 @@ public final class OutputSink {
 
   deinit {
     // A last try: all of it when blocking, what fits now otherwise.
-    if queuedByteCount > 0 { _ = queue[queueStart...].withUnsafeBytes { put($0) } }
+    while queuedByteCount > 0 {
+      if queueStart == queue.count {
+        takeNextQueued()
+        continue
+      }
+      let result = queue[queueStart...].withUnsafeBytes { put($0) }
+      queueStart += result.written
+      if result.error != nil || queueStart < queue.count { break }
+    }
     stopWaitingForWritable()
     if isCongested { loop?.releaseOutput() }
     if mode != .blocking { close(target) }
@@ -107,7 +125,7 @@ public final class OutputSink {
   public var isBroken: Bool { failure != nil }
 
   /// Bytes accepted and not yet written.
-  public var queuedByteCount: Int { queue.count - queueStart }
+  public var queuedByteCount: Int { queue.count - queueStart + laterByteCount }
 
   /// Whether everything accepted was written, or dropped and the failure reported.
   public var isDrained: Bool { queuedByteCount == 0 && !isReportingFailure }
@@ -148,15 +166,69 @@ public final class OutputSink {
     if !isWaitingForWritable { writeQueued() }
   }
 
+  /// Appends `count` bytes of `file` from `offset`. They are read back a piece at a time
+  /// when the descriptor can take them, never all at once; the file stays open until then.
+  func write(_ file: SpillFile, from offset: Int, count: Int) {
+    guard !isBroken, count > 0 else { return }
+    if !trailing.isEmpty {
+      later.append(.bytes(trailing))
+      trailing = []
+    }
+    later.append(.file(file, offset: offset, count: count))
+    laterByteCount += count
+    if isLineBuffered { flush() } else { updateCongestion() }
+  }
+
+  /// Bytes read from a queued file range at a time.
+  static let filePieceSize = 64 << 10
+
   private func writeQueued() {
     guard queuedByteCount > 0, !isBroken else { return }
-    let result = queue[queueStart...].withUnsafeBytes { put($0) }
-    queueStart += result.written
+    var result = PutResult()
+    repeat {
+      if queueStart == queue.count { takeNextQueued() }
+      result = queue[queueStart...].withUnsafeBytes { put($0) }
+      queueStart += result.written
+    } while result.error == nil && queueStart == queue.count && laterByteCount > 0
     settle(result)
+  }
+
+  /// Moves what comes next in `later` into the emptied `queue`: bytes, or the next piece of
+  /// a file range. A range that cannot be read back (which a file oprun wrote itself does
+  /// not do short of a failing disk) is dropped rather than retried forever.
+  private func takeNextQueued() {
+    queue.removeAll(keepingCapacity: true)
+    queueStart = 0
+    guard let next = later.first else {
+      swap(&queue, &trailing)
+      laterByteCount -= queue.count
+      return
+    }
+    switch next {
+    case .bytes(let bytes):
+      queue = bytes
+      later.removeFirst()
+      laterByteCount -= bytes.count
+    case .file(let file, let offset, let count):
+      let piece = file.read(min(count, Self.filePieceSize), at: offset)
+      if piece.isEmpty || piece.count == count {
+        later.removeFirst()
+        laterByteCount -= count
+      } else {
+        later[0] = .file(file, offset: offset + piece.count, count: count - piece.count)
+        laterByteCount -= piece.count
+      }
+      queue = piece
+    }
   }
 
   private func enqueue(_ bytes: UnsafeRawBufferPointer) {
     guard !bytes.isEmpty else { return }
+    guard later.isEmpty, trailing.isEmpty else {
+      trailing.append(contentsOf: bytes)
+      laterByteCount += bytes.count
+      return
+    }
     if queueStart > 0, queueStart >= queue.count / 2 {
       queue.removeSubrange(..<queueStart)
       queueStart = 0
@@ -209,6 +281,9 @@ public final class OutputSink {
     failure = code
     queue = []
     queueStart = 0
+    later = []
+    trailing = []
+    laterByteCount = 0
     stopWaitingForWritable()
     guard let loop, onFailure != nil else { return }
     isReportingFailure = true
@@ -219,4 +294,10 @@ public final class OutputSink {
     isReportingFailure = false
     if let failure { onFailure?(failure) }
   }
+}
+
+/// What waits in an ``OutputSink`` after a queued file range.
+private enum Queued {
+  case bytes([UInt8])
+  case file(SpillFile, offset: Int, count: Int)
 }

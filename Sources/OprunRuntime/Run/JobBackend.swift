@@ -27,7 +27,9 @@ public protocol JobBackend: AnyObject {
   func signalEverything(_ signal: JobSignal, sparing spared: [CommandHandle])
 
   /// The run is over: whatever the jobs left running gets the terminating signal, then a
-  /// kill once `grace` seconds have passed. Returns when nothing is left.
+  /// kill once `grace` seconds have passed. Returns when nothing is left, once the output
+  /// it wrote has been reported (what a process out of the run's reach still writes is not
+  /// waited for).
   func endRun(grace: Double)
 }
 

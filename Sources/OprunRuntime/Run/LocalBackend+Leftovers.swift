@@ -4,7 +4,14 @@ extension LocalBackend {
   /// When the run ends, nothing it started may outlive it: what jobs left running in their
   /// groups (`server &`) gets SIGTERM, then SIGKILL after the grace period. By then every
   /// job and completion has been reaped, so any child left is a leftover to reap here.
+  /// Then what the leftovers wrote and nobody has read yet is reported, and the pipes that
+  /// processes detached with `setsid` still hold are closed rather than waited for.
   func endRun(grace: Double) {
+    endLeftoverProcesses(grace: grace)
+    leftoverOutput.readLastAndClose()
+  }
+
+  private func endLeftoverProcesses(grace: Double) {
     // Exited leftovers are reaped here rather than left as zombies to an init that may
     // reap them late, which would keep their groups looking alive after oprun has gone.
     reapExitedChildren()

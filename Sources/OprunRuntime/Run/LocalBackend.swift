@@ -21,6 +21,8 @@ final class LocalBackend: JobBackend {
   private var lastSerial: UInt64 = 0
   /// Groups stopped by ``JobSignal/stop``, to continue.
   var stoppedGroups: [Int32] = []
+  /// Pipes of exited commands that what they left running still holds, read until the run ends.
+  let leftoverOutput = LeftoverOutput()
 
   init(loop: EventLoop, framing: OutputFraming, environment: JobEnvironment) {
     self.loop = loop
@@ -70,7 +72,7 @@ final class LocalBackend: JobBackend {
     let handle = CommandHandle(id: process.processGroup, serial: lastSerial)
     groupSerials[process.processGroup] = lastSerial
     loop.watchProcess(
-      process, output: framing,
+      process, output: framing, leftovers: leftoverOutput,
       onOutput: { [unowned self] stream, bytes in reportHandler?(.output(work, stream, Array(bytes))) },
       onExit: { [unowned self] termination in reportHandler?(.exited(work, handle, termination)) })
     return handle

@@ -46,7 +46,7 @@ final class RunSession {
     }
 
     let backend = LocalBackend(
-      loop: loop, framing: configuration.outputMode == .raw ? .chunks : .lines,
+      loop: loop, framing: configuration.outputMode == .raw ? .terminalLines : .lines,
       environment: JobEnvironment(inherited: JobEnvironment.inherited()))
     let driver = RunDriver(
       graph: graph, failurePolicy: configuration.failurePolicy ?? graph.manifest.onFailure,
