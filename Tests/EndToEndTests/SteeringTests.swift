@@ -158,10 +158,10 @@ import Testing
       try waitUntil("every process of the group stopped") {
         let members = liveMembers(ofGroup: group)
         lastSeen = members.map { "\($0):\(ProcessStat(pid: $0)?.state ?? "?")" }.joined(separator: " ")
-        return !members.isEmpty && members.allSatisfy { ProcessStat(pid: $0)?.state == "T" }
+        return everyMemberIsStopped(ofGroup: group)
       }
     } catch {
-      // Say which process was not stopped: this has been seen once, under load, unexplained.
+      // Say which process was not stopped, if one ever is.
       Issue.record("\(error); group \(group) last seen as \(lastSeen); last events: \(run.log.events.suffix(5))")
       throw error
     }

@@ -6,6 +6,8 @@ struct ProcessStat {
   var command: String
   /// `R`, `S`, `T`, `Z`, … (field 3).
   var state: Character
+  /// The parent's pid (field 4).
+  var parent: Int32
   /// The process group (field 5).
   var group: Int32
   /// The niceness (field 19).
@@ -23,10 +25,11 @@ struct ProcessStat {
     self.command = String(statLine[statLine.index(after: open)..<close])
     let fields = statLine[statLine.index(after: close)...].split(separator: " ")
     // fields[0] is field 3 of the line.
-    guard fields.count > 16, let state = fields[0].first, let group = Int32(fields[2]),
+    guard fields.count > 16, let state = fields[0].first, let parent = Int32(fields[1]), let group = Int32(fields[2]),
       let niceness = Int(fields[16])
     else { return nil }
     self.state = state
+    self.parent = parent
     self.group = group
     self.niceness = niceness
   }
@@ -37,6 +40,19 @@ struct ProcessStat {
 func isAlive(_ pid: Int32) -> Bool {
   guard let stat = ProcessStat(pid: pid) else { return false }
   return stat.state != "Z" && stat.state != "X"
+}
+
+/// Whether every live process of `group` is stopped. A shell that vforked a child the stop
+/// caught before it exec'd waits for that child in state `D`, and cannot run on until
+/// the child does: it counts as stopped.
+func everyMemberIsStopped(ofGroup group: Int32) -> Bool {
+  let members = liveMembers(ofGroup: group).compactMap { pid in ProcessStat(pid: pid).map { (pid: pid, stat: $0) } }
+  return !members.isEmpty
+    && members.allSatisfy { member in
+      member.stat.state == "T"
+        || (member.stat.state == "D"
+          && members.contains { $0.stat.parent == member.pid && $0.stat.state == "T" })
+    }
 }
 
 /// The live (non-zombie) processes of process group `group`, found in `/proc`.
