@@ -5,13 +5,14 @@ struct GraphBuilder {
 
   let manifest: Manifest
   let defaultMaxConcurrent: Int
-  private(set) var diagnostics: [Diagnostic] = []
+  private(set) var diagnostics: DiagnosticCollector
   private var queueIDs: [String: QueueID] = [:]
   private var jobIDs: [String: JobID] = [:]
   private var suggestionsMade = 0
 
-  init(manifest: Manifest, defaultMaxConcurrent: Int) {
+  init(manifest: Manifest, defaultMaxConcurrent: Int, diagnostics: DiagnosticCollector = DiagnosticCollector()) {
     self.manifest = manifest
+    self.diagnostics = diagnostics
     self.defaultMaxConcurrent = max(1, defaultMaxConcurrent)
   }
 
@@ -69,7 +70,9 @@ struct GraphBuilder {
         if let dependency = resolveDependency(name, of: spec, id: id) { add(dependency) }
       }
       barriers[queue].addEdges(to: id, isBarrier: spec.barrier, add)
-      jobs.append(node(id: id, spec: spec, queue: queue, qos: queues[queue].qos, dependencies: dependencies))
+      let job = node(id: id, spec: spec, queue: queue, qos: queues[queue].qos, dependencies: dependencies)
+      checkExecSize(of: job)
+      jobs.append(job)
     }
     return jobs
   }
@@ -97,6 +100,18 @@ struct GraphBuilder {
       return nil
     }
     return dependency
+  }
+
+  /// Reports a job whose largest command, with its environment, passes the part of
+  /// `ARG_MAX` a manifest may use (``ExecLimits/manifestBudget``).
+  private mutating func checkExecSize(of job: JobNode) {
+    let commands = job.commands + (job.completion.map { [$0] } ?? [])
+    let largest = commands.lazy.map { ExecLimits.cost(ofCommand: $0, environment: job.env) }.max() ?? 0
+    guard largest > ExecLimits.manifestBudget else { return }
+    let message =
+      "job '\(job.name)' passes \(ExecLimits.describe(bytes: largest)) of command and environment to /bin/sh; "
+      + "at most \(ExecLimits.describe(bytes: ExecLimits.manifestBudget)) is allowed (half the kernel's 2 MiB ARG_MAX)"
+    diagnostics.append(Diagnostic(at: job.location, message))
   }
 
   private mutating func suggestion(for name: String, among candidates: some Sequence<String>) -> String? {

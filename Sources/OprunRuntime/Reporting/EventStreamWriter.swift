@@ -156,7 +156,7 @@ public final class EventStreamWriter: RunObserver {
     object.field("signal", termination?.signal.map(Int.init))
   }
 
-  private func jobName(_ job: JobID) -> String { graph.reportedName(job: job) }
+  private func jobName(_ job: JobID) -> String { graph.recordedName(job: job) }
 
-  private func queueName(_ queue: QueueID) -> String { graph.reportedName(queue: queue) }
+  private func queueName(_ queue: QueueID) -> String { graph.recordedName(queue: queue) }
 }

@@ -101,10 +101,12 @@ public final class HumanReporter: RunObserver {
 
   private func showRunStarted(at time: Double, queues: [QueueNode], jobs: Int, run: String, control: String?) {
     var parts = [counted(jobs, "job")]
-    parts.append("queues " + queues.map { "\($0.name) ×\($0.maxConcurrent)" }.joined(separator: ", "))
+    parts.append(
+      "queues " + queues.map { "\(DisplayText.escaped($0.name)) ×\($0.maxConcurrent)" }.joined(separator: ", "))
     parts.append("run " + run)
     if let control { parts.append("control " + control) }
-    showLine(at: time, "started", graph.manifest.name, parts.joined(separator: " · "), from: .verbose)
+    showLine(
+      at: time, "started", DisplayText.escaped(graph.manifest.name), parts.joined(separator: " · "), from: .verbose)
   }
 
   /// `control   cancel build  ok`, or `refused: …`; requests that change nothing (`status`,

@@ -3,11 +3,12 @@
 struct ManifestDecoder {
   let tree: YAMLTree
   let path: String
-  private(set) var diagnostics: [Diagnostic] = []
+  private(set) var diagnostics = DiagnosticCollector()
 
   init(tree: YAMLTree, path: String) {
     self.tree = tree
     self.path = path
+    self.diagnostics = tree.problems
   }
 
   func location(_ node: Int32) -> SourceLocation {
@@ -40,7 +41,7 @@ struct ManifestDecoder {
     case .mapping: return "a mapping"
     case .sequence: return "a list"
     case .scalar:
-      if node.isNull { return "nothing" }
+      if node.isNull { return node.text.isEmpty ? "nothing" : "null" }
       guard node.isPlain else { return "a string" }
       if Self.isNumber(node.text) { return "a number" }
       if Self.boolean(node.text) != nil { return "a boolean" }
@@ -100,6 +101,11 @@ struct ManifestDecoder {
     let first = tree.entries(of: mapping).first { tree[$0.key].kind == .scalar && tree[$0.key].text == word }
     let previous = first.map { " (first written at line \(tree[$0.key].line), column \(tree[$0.key].column))" } ?? ""
     report(keyNode, "duplicate key '\(word)'\(context)\(previous)")
+  }
+
+  /// `a thing` or `an other thing`: the article of every noun a manifest's messages use.
+  static func withArticle(_ noun: String) -> String {
+    (noun.first.map { "aeiouAEIOU".contains($0) } ?? false ? "an " : "a ") + noun
   }
 
   /// `a, b, c or d` (or `and`).
