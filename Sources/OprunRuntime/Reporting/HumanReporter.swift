@@ -113,8 +113,8 @@ public final class HumanReporter: RunObserver {
   /// `watch`) only when verbose, so that a script polling the run does not fill the timeline.
   private func showControl(at time: Double, command: String, args: [String], ok: Bool, error: String?) {
     let changesNothing = ok && (command == "status" || command == "watch")
-    let request = ([command] + args).joined(separator: " ")
-    let detail = ok ? "ok" : timeline.style.paint("refused: " + (error ?? "unknown reason"), .yellow)
+    let request = DisplayText.escaped(([command] + args).joined(separator: " "))
+    let detail = ok ? "ok" : timeline.style.paint("refused: " + DisplayText.escaped(error ?? "unknown reason"), .yellow)
     showLine(at: time, "control", request, detail, from: changesNothing ? .verbose : .normal)
   }
 
