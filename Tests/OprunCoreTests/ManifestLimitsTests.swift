@@ -112,3 +112,34 @@ import Testing
     #expect(errors.omittedCount == 200)
   }
 }
+
+@Suite struct ManifestScaleTests {
+  @Test func manyKeysWrittenTwiceInEnvAndQueuesAreReportedInLinearTime() {
+    // 20,000 keys, then the last one 20,000 times more: a scan of the mapping per duplicate
+    // would compare 400 million keys.
+    let keys = (0..<20_000).map { "  K\($0): v" } + Array(repeating: "  K19999: v", count: 20_000)
+    let queues = (0..<20_000).map { "  q\($0): {}" } + Array(repeating: "  q19999: {}", count: 20_000)
+    let text = "env:\n" + keys.joined(separator: "\n") + "\nqueues:\n" + queues.joined(separator: "\n")
+    let source = SourceText(path: "d.yaml", text: text + "\njobs:\n  a: {command: x}\n")
+    guard case .failure(let errors) = ManifestLoader.graph(from: source, defaultMaxConcurrent: 1) else {
+      Issue.record("accepted")
+      return
+    }
+    #expect(errors.diagnostics.count + errors.omittedCount == 40_000)
+    #expect(
+      errors.diagnostics.first?.description
+        == "d.yaml:20002:3: error: duplicate key 'K19999' in 'env' (first written at line 20001, column 3)")
+  }
+
+  @Test func manyJobsOnUnknownQueuesAmongManyQueuesAreReportedWithoutListingThem() {
+    let queues = (0..<30_000).map { "  q\($0): {}" }.joined(separator: "\n")
+    let jobs = (0..<30_000).map { "  j\($0): {command: x, queue: nowhere}" }.joined(separator: "\n")
+    let source = SourceText(path: "q.yaml", text: "queues:\n" + queues + "\njobs:\n" + jobs + "\n")
+    guard case .failure(let errors) = ManifestLoader.graph(from: source, defaultMaxConcurrent: 1) else {
+      Issue.record("accepted")
+      return
+    }
+    #expect(errors.diagnostics.count + errors.omittedCount == 30_000)
+    #expect(errors.diagnostics.first?.message == "unknown queue 'nowhere' of job 'j0'")
+  }
+}

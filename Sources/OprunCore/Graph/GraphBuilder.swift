@@ -9,11 +9,18 @@ struct GraphBuilder {
   private var queueIDs: [String: QueueID] = [:]
   private var jobIDs: [String: JobID] = [:]
   private var suggestionsMade = 0
+  /// `; the queues are 'a' and 'b'` after an unknown queue, when there are few enough to list.
+  private let queueListing: String
+  static let queuesListed = 20
 
   init(manifest: Manifest, defaultMaxConcurrent: Int, diagnostics: DiagnosticCollector = DiagnosticCollector()) {
     self.manifest = manifest
     self.diagnostics = diagnostics
     self.defaultMaxConcurrent = max(1, defaultMaxConcurrent)
+    let known = [manifest.name] + manifest.queues.prefix(Self.queuesListed).map(\.name)
+    queueListing =
+      manifest.queues.count < Self.queuesListed
+      ? "; the queues are \(ManifestDecoder.listing(known, quoted: true, conjunction: "and"))" : ""
   }
 
   mutating func build() -> (queues: [QueueNode], jobs: [JobNode]) {
@@ -80,12 +87,14 @@ struct GraphBuilder {
   private mutating func resolveQueue(of spec: JobSpec) -> QueueID {
     guard let name = spec.queue else { return 0 }
     if let queue = queueIDs[name.value] { return queue }
-    let known = [manifest.name] + manifest.queues.map(\.name)
-    let hint =
-      suggestion(for: name.value, among: known)
-      ?? "; the queues are \(ManifestDecoder.listing(known, quoted: true, conjunction: "and"))"
+    let hint = suggestion(for: name.value, among: queueNames) ?? queueListing
     diagnostics.append(Diagnostic(at: name.location, "unknown queue '\(name.value)' of job '\(spec.name)'\(hint)"))
     return 0
+  }
+
+  /// The main queue's name, then the others', without copying them.
+  private var queueNames: some Sequence<String> {
+    (0...manifest.queues.count).lazy.map { [manifest] in $0 == 0 ? manifest.name : manifest.queues[$0 - 1].name }
   }
 
   private mutating func resolveDependency(_ name: Located<String>, of spec: JobSpec, id: JobID) -> JobID? {

@@ -141,15 +141,16 @@ extension ManifestDecoder {
       return []
     }
     var entries: [EnvironmentEntry] = []
-    var seen: Set<String> = []
+    var firstKeys: [String: Int32] = [:]
     for (keyNode, value) in tree.entries(of: node) {
       guard let name = keyName(keyNode) else { continue }
       guard !name.isEmpty, !name.contains("=") else {
         report(keyNode, "bad environment variable name '\(name)': it must be non-empty and have no '='")
         continue
       }
-      guard seen.insert(name).inserted else {
-        reportDuplicateKey(keyNode, word: name, in: node, context: " in 'env'")
+      if let first = firstKeys.updateValue(keyNode, forKey: name) {
+        firstKeys[name] = first
+        reportDuplicateKey(keyNode, word: name, firstWrittenAt: first, context: " in 'env'")
         continue
       }
       let text = tree[value].isNull ? "" : string(value, expected: "a value for environment variable '\(name)'")

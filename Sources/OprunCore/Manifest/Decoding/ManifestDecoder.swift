@@ -81,7 +81,8 @@ struct ManifestDecoder {
     }
     let bit: UInt64 = 1 << UInt64(key.ordinal)
     guard seen & bit == 0 else {
-      reportDuplicateKey(keyNode, word: word, in: mapping, context: context())
+      let first = tree.entries(of: mapping).first { tree[$0.key].kind == .scalar && tree[$0.key].text == word }?.key
+      reportDuplicateKey(keyNode, word: word, firstWrittenAt: first, context: context())
       return nil
     }
     seen |= bit
@@ -97,9 +98,11 @@ struct ManifestDecoder {
     return tree[keyNode].text
   }
 
-  mutating func reportDuplicateKey(_ keyNode: Int32, word: String, in mapping: Int32, context: String) {
-    let first = tree.entries(of: mapping).first { tree[$0.key].kind == .scalar && tree[$0.key].text == word }
-    let previous = first.map { " (first written at line \(tree[$0.key].line), column \(tree[$0.key].column))" } ?? ""
+  /// Reports `keyNode` as a second `word` in its mapping. Callers whose mappings may be long
+  /// (`env`, `queues`) remember each key's first node, so that a mapping of many keys written
+  /// twice costs one look-up per key, not a scan of the mapping.
+  mutating func reportDuplicateKey(_ keyNode: Int32, word: String, firstWrittenAt first: Int32?, context: String) {
+    let previous = first.map { " (first written at line \(tree[$0].line), column \(tree[$0].column))" } ?? ""
     report(keyNode, "duplicate key '\(word)'\(context)\(previous)")
   }
 
