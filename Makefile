@@ -47,14 +47,14 @@ bench: build
 # The manifest front end under libFuzzer and AddressSanitizer for SECONDS seconds. The corpus
 # (seeded from jobs/ and the test fixtures) and whatever the fuzzer finds stay in .build-fuzz/.
 # `--sanitize=fuzzer` tells SwiftPM the fuzzer brings main; `-sanitize=fuzzer,address` as one
-# flag adds AddressSanitizer (two `--sanitize` flags keep only the last); `-DDEBUG` keeps the
-# graph's invariant checks in the optimised build.
+# flag adds AddressSanitizer (two `--sanitize` flags keep only the last); `-DDEBUG` and
+# `-assert-config Debug` keep the invariant checks and their assertions in the optimised build.
 SECONDS ?= 60
 FUZZ_SCRATCH = $(CURDIR)/.build-fuzz
 FUZZER = $(FUZZ_SCRATCH)/release/oprun-manifest-fuzzer
 fuzz: deps
 	$(SWIFT) build --package-path Fuzz --scratch-path $(FUZZ_SCRATCH) -c release \
-	  --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address -Xswiftc -DDEBUG
+	  --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address -Xswiftc -DDEBUG -Xswiftc -assert-config -Xswiftc Debug
 	mkdir -p $(FUZZ_SCRATCH)/corpus $(FUZZ_SCRATCH)/findings
 	for seed in jobs/*.yaml Tests/OprunCoreTests/Fixtures/*/*.yaml; do \
 	  cp "$$seed" "$(FUZZ_SCRATCH)/corpus/seed-$$(echo "$$seed" | tr / -)"; \
