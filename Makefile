@@ -5,7 +5,7 @@ RELEASE_FLAGS = -c release --static-swift-stdlib
 # Not OPRUN: that is the variable the end-to-end tests read, and a caller may export it.
 RELEASE_BINARY = .build/release/oprun
 
-.PHONY: all deps build debug demo test test-tsan bench install uninstall format lint clean
+.PHONY: all deps build debug demo test test-tsan bench fuzz install uninstall format lint clean
 
 all: build
 
@@ -43,6 +43,25 @@ test-tsan: deps
 bench: build
 	$(SWIFT) build $(RELEASE_FLAGS) --product oprun-bench
 	Benchmarks/run.sh
+
+# The manifest front end under libFuzzer and AddressSanitizer for SECONDS seconds. The corpus
+# (seeded from jobs/ and the test fixtures) and whatever the fuzzer finds stay in .build-fuzz/.
+# `--sanitize=fuzzer` tells SwiftPM the fuzzer brings main; `-sanitize=fuzzer,address` as one
+# flag adds AddressSanitizer (two `--sanitize` flags keep only the last); `-DDEBUG` and
+# `-assert-config Debug` keep the invariant checks and their assertions in the optimised build.
+SECONDS ?= 60
+FUZZ_SCRATCH = $(CURDIR)/.build-fuzz
+FUZZER = $(FUZZ_SCRATCH)/release/oprun-manifest-fuzzer
+fuzz: deps
+	$(SWIFT) build --package-path Fuzz --scratch-path $(FUZZ_SCRATCH) -c release \
+	  --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address -Xswiftc -DDEBUG -Xswiftc -assert-config -Xswiftc Debug
+	mkdir -p $(FUZZ_SCRATCH)/corpus $(FUZZ_SCRATCH)/findings
+	for seed in jobs/*.yaml Tests/OprunCoreTests/Fixtures/*/*.yaml; do \
+	  cp "$$seed" "$(FUZZ_SCRATCH)/corpus/seed-$$(echo "$$seed" | tr / -)"; \
+	done
+	SWIFT_BACKTRACE=enable=no nice -n 10 $(FUZZER) -max_total_time=$(SECONDS) -dict=Fuzz/manifest.dict \
+	  -max_len=8192 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+	  -artifact_prefix=$(FUZZ_SCRATCH)/findings/ $(FUZZ_SCRATCH)/corpus
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1

@@ -4,7 +4,9 @@ import PackageDescription
 let package = Package(
   name: "oprun",
   products: [
-    .executable(name: "oprun", targets: ["oprun"])
+    .executable(name: "oprun", targets: ["oprun"]),
+    // for the fuzzer under Fuzz/, which builds the manifest front end on its own
+    .library(name: "OprunCore", targets: ["OprunCore"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),

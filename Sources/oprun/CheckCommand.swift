@@ -17,7 +17,7 @@ struct Check: ParsableCommand {
     case .success(let graph):
       print("\(manifest): \(counted(graph.jobs.count, "job")) in \(counted(graph.queues.count, "queue")), OK")
     case .failure(let errors):
-      writeToStandardError(DiagnosticRenderer.render(errors.diagnostics, sources: errors.sources))
+      writeToStandardError(errors.text)
       throw ExitCode(ExitStatus.usage)
     }
   }

@@ -13,7 +13,7 @@ import Testing
       Issue.record("\(name).yaml was accepted")
       return
     }
-    let rendered = DiagnosticRenderer.render(errors.diagnostics, sources: [source])
+    let rendered = DiagnosticRenderer.render(errors, sources: [source])
     let golden = ManifestFixtures.url("diagnostics/\(name).expected")
     if ManifestFixtures.updatesGoldenFiles { try rendered.write(to: golden, atomically: true, encoding: .utf8) }
     let expected = try String(contentsOf: golden, encoding: .utf8)

@@ -125,3 +125,30 @@ import Testing
     }
   }
 }
+
+@Suite struct ManifestQuotedValuesTests {
+  @Test func aQuotedPriorityReadsLikeTheUnquotedOne() throws {
+    let text =
+      "jobs:\n  a: {command: x, priority: '4'}\n  b: {command: x, priority: \"-4\"}\n  c: {command: x, priority: \"high\"}\n"
+    let manifest = try ManifestFixtures.decoded(SourceText(path: "p.yaml", text: text)).get()
+    #expect(manifest.jobs.map(\.priority) == [.high, .low, .high])
+  }
+
+  @Test func aQuotedPriorityOutsideTheBandsIsStillRefused() {
+    let text = "jobs:\n  a: {command: x, priority: '5'}\n"
+    guard case .failure(let errors) = ManifestFixtures.decoded(SourceText(path: "p.yaml", text: text)) else {
+      Issue.record("accepted")
+      return
+    }
+    #expect(errors.diagnostics.map(\.message).first?.hasPrefix("unknown priority '5'") == true)
+  }
+
+  @Test func standardTagsReadAsTheirUntaggedValues() throws {
+    let text = "jobs:\n  a: {command: !!str true, priority: !!int '4', retries: !!int \"2\", barrier: !!bool 'true'}\n"
+    let manifest = try ManifestFixtures.decoded(SourceText(path: "t.yaml", text: text)).get()
+    #expect(manifest.jobs[0].commands == ["true"])
+    #expect(manifest.jobs[0].priority == .high)
+    #expect(manifest.jobs[0].retries == 2)
+    #expect(manifest.jobs[0].barrier)
+  }
+}

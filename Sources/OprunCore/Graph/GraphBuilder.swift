@@ -5,14 +5,22 @@ struct GraphBuilder {
 
   let manifest: Manifest
   let defaultMaxConcurrent: Int
-  private(set) var diagnostics: [Diagnostic] = []
+  private(set) var diagnostics: DiagnosticCollector
   private var queueIDs: [String: QueueID] = [:]
   private var jobIDs: [String: JobID] = [:]
   private var suggestionsMade = 0
+  /// `; the queues are 'a' and 'b'` after an unknown queue, when there are few enough to list.
+  private let queueListing: String
+  static let queuesListed = 20
 
-  init(manifest: Manifest, defaultMaxConcurrent: Int) {
+  init(manifest: Manifest, defaultMaxConcurrent: Int, diagnostics: DiagnosticCollector = DiagnosticCollector()) {
     self.manifest = manifest
+    self.diagnostics = diagnostics
     self.defaultMaxConcurrent = max(1, defaultMaxConcurrent)
+    let known = [manifest.name] + manifest.queues.prefix(Self.queuesListed).map(\.name)
+    queueListing =
+      manifest.queues.count < Self.queuesListed
+      ? "; the queues are \(ManifestDecoder.listing(known, quoted: true, conjunction: "and"))" : ""
   }
 
   mutating func build() -> (queues: [QueueNode], jobs: [JobNode]) {
@@ -69,7 +77,9 @@ struct GraphBuilder {
         if let dependency = resolveDependency(name, of: spec, id: id) { add(dependency) }
       }
       barriers[queue].addEdges(to: id, isBarrier: spec.barrier, add)
-      jobs.append(node(id: id, spec: spec, queue: queue, qos: queues[queue].qos, dependencies: dependencies))
+      let job = node(id: id, spec: spec, queue: queue, qos: queues[queue].qos, dependencies: dependencies)
+      checkExecSize(of: job)
+      jobs.append(job)
     }
     return jobs
   }
@@ -77,12 +87,14 @@ struct GraphBuilder {
   private mutating func resolveQueue(of spec: JobSpec) -> QueueID {
     guard let name = spec.queue else { return 0 }
     if let queue = queueIDs[name.value] { return queue }
-    let known = [manifest.name] + manifest.queues.map(\.name)
-    let hint =
-      suggestion(for: name.value, among: known)
-      ?? "; the queues are \(ManifestDecoder.listing(known, quoted: true, conjunction: "and"))"
+    let hint = suggestion(for: name.value, among: queueNames) ?? queueListing
     diagnostics.append(Diagnostic(at: name.location, "unknown queue '\(name.value)' of job '\(spec.name)'\(hint)"))
     return 0
+  }
+
+  /// The main queue's name, then the others', without copying them.
+  private var queueNames: some Sequence<String> {
+    (0...manifest.queues.count).lazy.map { [manifest] in $0 == 0 ? manifest.name : manifest.queues[$0 - 1].name }
   }
 
   private mutating func resolveDependency(_ name: Located<String>, of spec: JobSpec, id: JobID) -> JobID? {
@@ -97,6 +109,18 @@ struct GraphBuilder {
       return nil
     }
     return dependency
+  }
+
+  /// Reports a job whose largest command, with its environment, passes the part of
+  /// `ARG_MAX` a manifest may use (``ExecLimits/manifestBudget``).
+  private mutating func checkExecSize(of job: JobNode) {
+    let commands = job.commands + (job.completion.map { [$0] } ?? [])
+    let largest = commands.lazy.map { ExecLimits.cost(ofCommand: $0, environment: job.env) }.max() ?? 0
+    guard largest > ExecLimits.manifestBudget else { return }
+    let message =
+      "job '\(job.name)' passes \(ExecLimits.describe(bytes: largest)) of command and environment to /bin/sh; "
+      + "at most \(ExecLimits.describe(bytes: ExecLimits.manifestBudget)) is allowed (half the kernel's 2 MiB ARG_MAX)"
+    diagnostics.append(Diagnostic(at: job.location, message))
   }
 
   private mutating func suggestion(for name: String, among candidates: some Sequence<String>) -> String? {

@@ -10,11 +10,25 @@ extension JobGraph {
   ///   (at least 1 is used).
   /// - Throws: every problem found, in reading order.
   public init(manifest: Manifest, defaultMaxConcurrent: Int) throws(ManifestErrors) {
-    var builder = GraphBuilder(manifest: manifest, defaultMaxConcurrent: defaultMaxConcurrent)
+    var diagnostics = DiagnosticCollector()
+    guard let graph = Self.build(manifest, defaultMaxConcurrent: defaultMaxConcurrent, reportingTo: &diagnostics) else {
+      throw diagnostics.errors()
+    }
+    self = graph
+  }
+
+  /// The graph of `manifest`, or nil after adding its problems to `diagnostics` (which
+  /// may hold earlier ones: then the graph is nil too, once this stage's are added).
+  static func build(
+    _ manifest: Manifest, defaultMaxConcurrent: Int, reportingTo diagnostics: inout DiagnosticCollector
+  ) -> JobGraph? {
+    var builder = GraphBuilder(manifest: manifest, defaultMaxConcurrent: defaultMaxConcurrent, diagnostics: diagnostics)
     let (queues, jobs) = builder.build()
-    guard builder.diagnostics.isEmpty else { throw ManifestErrors(builder.diagnostics.sortedForReading()) }
-    self.init(manifest: manifest, queues: queues, jobs: jobs)
-    checkInvariants()
+    diagnostics = builder.diagnostics
+    guard !diagnostics.containsErrors else { return nil }
+    let graph = JobGraph(manifest: manifest, queues: queues, jobs: jobs)
+    graph.checkInvariants()
+    return graph
   }
 
   /// In debug builds, traps if the documented invariants do not hold.

@@ -22,11 +22,15 @@ public struct Diagnostic: Hashable, Sendable, Error, CustomStringConvertible {
   }
 }
 
-/// Every problem of a manifest, in the order a reader meets them.
+/// A manifest's problems, in the order a reader meets them: the first ones, up to a limit
+/// (``DiagnosticCollector/shownLimit``), and how many more were found.
 public struct ManifestErrors: Error, Sendable {
   public var diagnostics: [Diagnostic]
+  /// Problems found after the shown ones in reading order; counted, not kept.
+  public var omittedCount: Int
 
-  public init(_ diagnostics: [Diagnostic]) {
+  public init(_ diagnostics: [Diagnostic], omittedCount: Int = 0) {
     self.diagnostics = diagnostics
+    self.omittedCount = omittedCount
   }
 }

@@ -12,17 +12,30 @@ public enum DiagnosticRenderer {
   /// The text of every diagnostic, each line ending in a newline. Excerpts come from
   /// `sources` (by path) and nowhere else: a diagnostic in a file that is not among them, or
   /// on a line the file does not have, is shown without one.
+  /// A message quotes the manifest's own text (names, keys, values): what a terminal would act
+  /// on in it is shown escaped (``DisplayText``).
   public static func render(_ diagnostics: [Diagnostic], sources: [SourceText]) -> String {
     var lines: [String: SourceLines] = [:]
     for source in sources { lines[source.path] = SourceLines(source) }
     var output = ""
     for diagnostic in diagnostics {
       // A problem with no place in a file (the file itself) is oprun's to say, as `cc: error:`.
-      output += (diagnostic.location == nil ? "oprun: " : "") + diagnostic.description + "\n"
+      output += (diagnostic.location == nil ? "oprun: " : "") + DisplayText.escaped(diagnostic.description) + "\n"
       guard let location = diagnostic.location else { continue }
       if let line = lines[location.file]?.line(location.line), !line.isEmpty {
         output += excerpt(line, column: location.column)
       }
+    }
+    return output
+  }
+
+  /// The shown problems of a manifest as ``render(_:sources:)`` does, then one line counting
+  /// those left out.
+  public static func render(_ errors: ManifestErrors, sources: [SourceText]) -> String {
+    var output = render(errors.diagnostics, sources: sources)
+    if errors.omittedCount > 0 {
+      output +=
+        "oprun: and \(counted(errors.omittedCount, "more error")) (only the first \(errors.diagnostics.count) are shown)\n"
     }
     return output
   }

@@ -11,10 +11,10 @@ public enum ManifestFile {
   public static func graph(path: String, defaultMaxConcurrent: Int) -> Result<JobGraph, ManifestFileErrors> {
     switch read(path: path) {
     case .failure(let problem):
-      return .failure(ManifestFileErrors(diagnostics: [problem], sources: []))
+      return .failure(ManifestFileErrors(errors: ManifestErrors([problem]), sources: []))
     case .success(let source):
       return ManifestLoader.graph(from: source, defaultMaxConcurrent: defaultMaxConcurrent).mapError {
-        ManifestFileErrors(diagnostics: $0.diagnostics, sources: [source])
+        ManifestFileErrors(errors: $0, sources: [source])
       }
     }
   }
@@ -42,6 +42,11 @@ public enum ManifestFile {
 /// Why a manifest file gave no graph: every problem, and the text read (none when the file
 /// itself could not be read), which the excerpts under the problems come from.
 public struct ManifestFileErrors: Error, Sendable {
-  public var diagnostics: [Diagnostic]
+  public var errors: ManifestErrors
   public var sources: [SourceText]
+
+  public var diagnostics: [Diagnostic] { errors.diagnostics }
+
+  /// What `oprun check` and a run print: each problem with its line, then how many more.
+  public var text: String { DiagnosticRenderer.render(errors, sources: sources) }
 }

@@ -157,7 +157,7 @@ public final class EventStreamWriter: RunObserver {
     if let reason = termination?.startFailure { object.field("error", reason) }
   }
 
-  private func jobName(_ job: JobID) -> String { graph.reportedName(job: job) }
+  private func jobName(_ job: JobID) -> String { graph.recordedName(job: job) }
 
-  private func queueName(_ queue: QueueID) -> String { graph.reportedName(queue: queue) }
+  private func queueName(_ queue: QueueID) -> String { graph.recordedName(queue: queue) }
 }

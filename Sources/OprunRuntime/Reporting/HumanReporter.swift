@@ -110,18 +110,20 @@ public final class HumanReporter: RunObserver {
 
   private func showRunStarted(at time: Double, queues: [QueueNode], jobs: Int, run: String, control: String?) {
     var parts = [counted(jobs, "job")]
-    parts.append("queues " + queues.map { "\($0.name) ×\($0.maxConcurrent)" }.joined(separator: ", "))
+    parts.append(
+      "queues " + queues.map { "\(DisplayText.escaped($0.name)) ×\($0.maxConcurrent)" }.joined(separator: ", "))
     parts.append("run " + run)
     if let control { parts.append("control " + control) }
-    showLine(at: time, "started", graph.manifest.name, parts.joined(separator: " · "), from: .verbose)
+    showLine(
+      at: time, "started", DisplayText.escaped(graph.manifest.name), parts.joined(separator: " · "), from: .verbose)
   }
 
   /// `control   cancel build  ok`, or `refused: …`; requests that change nothing (`status`,
   /// `watch`) only when verbose, so that a script polling the run does not fill the timeline.
   private func showControl(at time: Double, command: String, args: [String], ok: Bool, error: String?) {
     let changesNothing = ok && (command == "status" || command == "watch")
-    let request = ([command] + args).joined(separator: " ")
-    let detail = ok ? "ok" : timeline.style.paint("refused: " + (error ?? "unknown reason"), .yellow)
+    let request = DisplayText.escaped(([command] + args).joined(separator: " "))
+    let detail = ok ? "ok" : timeline.style.paint("refused: " + DisplayText.escaped(error ?? "unknown reason"), .yellow)
     showLine(at: time, "control", request, detail, from: changesNothing ? .verbose : .normal)
   }
 

@@ -4,7 +4,7 @@ import OprunCore
 /// `--resume`, whether each job is resumed or why it runs.
 enum PlanText {
   static func render(_ plan: [PlanStep], of graph: JobGraph, resumePlan: ResumePlan? = nil) -> String {
-    let width = min(graph.jobs.map { $0.name.count }.max() ?? 0, 24)
+    let width = min(graph.jobs.indices.map { graph.reportedName(job: $0).count }.max() ?? 0, 24)
     let digits = String(plan.count).count
     var text = "plan: \(counted(plan.count, "job")) in the order a serial run starts them"
     if let resumePlan {
@@ -15,7 +15,7 @@ enum PlanText {
     text += "\n"
     for (index, step) in plan.enumerated() {
       let number = String(index + 1)
-      let name = graph.jobs[step.job].name
+      let name = graph.reportedName(job: step.job)
       let reason = resumePlan.map { Self.resumeReason($0.decisions[step.job], in: graph) } ?? step.reason
       text += String(repeating: " ", count: digits - number.count + 2) + number + ". "
       text += name + String(repeating: " ", count: max(width - name.count, 0)) + "  " + reason + "\n"

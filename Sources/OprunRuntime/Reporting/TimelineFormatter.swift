@@ -18,7 +18,7 @@ struct TimelineFormatter {
   init(graph: JobGraph, options: HumanOptions) {
     style = TerminalStyle(isEnabled: options.color)
     verbosity = options.verbosity
-    let longest = graph.jobs.map { $0.name.count }.max() ?? 1
+    let longest = graph.jobs.indices.map { graph.reportedName(job: $0).count }.max() ?? 1
     nameWidth = min(max(longest, 1), Self.maximumNameWidth)
   }
 

@@ -47,7 +47,7 @@ extension TraceWriter {
     var events = [metadata("process_name", tid: 0, name: "oprun " + graph.manifest.name)]
     events.append(metadata("thread_name", tid: 0, name: "run"))
     for (group, pool) in pools.enumerated() {
-      let poolName = group < graph.queues.count ? graph.reportedName(queue: group) : "completions"
+      let poolName = group < graph.queues.count ? graph.recordedName(queue: group) : "completions"
       for index in 0..<pool.peak {
         let tid = tids.tid(of: Lane(group: group, index: index))
         events.append(metadata("thread_name", tid: tid, name: poolName + " · lane \(index + 1)"))
@@ -76,7 +76,7 @@ extension TraceWriter {
     event.field("name", slice.name)
     event.field(
       "cat",
-      slice.open.lane.group < graph.queues.count ? graph.reportedName(queue: slice.open.lane.group) : "completion")
+      slice.open.lane.group < graph.queues.count ? graph.recordedName(queue: slice.open.lane.group) : "completion")
     event.field("ph", "X")
     event.field("ts", Self.microseconds(slice.open.start), fractionDigits: 3)
     event.field("dur", Self.microseconds(slice.end - slice.open.start), fractionDigits: 3)

@@ -34,16 +34,16 @@ public final class TraceWriter: RunObserver {
     case .transition(let transition):
       record(transition, at: time)
     case .cancelled(let job, let reason):
-      let name = "cancelled " + graph.reportedName(job: job)
+      let name = "cancelled " + graph.recordedName(job: job)
       instants.append(Instant(name: name, time: time, lane: openJobs[job]?.lane, detail: ("reason", reason.rawValue)))
     case .queueState(let queue, let state):
-      let name = graph.reportedName(queue: queue) + " " + state.rawValue
+      let name = graph.recordedName(queue: queue) + " " + state.rawValue
       instants.append(Instant(name: name, time: time, lane: nil, detail: nil))
     case .completionStarted(let job, let pid):
       openCompletions[job] = open(group: completionGroup, at: time, pids: [pid], attempt: nil)
     case .completion(let job, let termination):
       guard let slice = openCompletions.removeValue(forKey: job) else { return }
-      close(slice, name: "completion " + graph.reportedName(job: job), at: time, outcome: nil, termination: termination)
+      close(slice, name: "completion " + graph.recordedName(job: job), at: time, outcome: nil, termination: termination)
     case .runFinished:
       closeEverything(at: time)
       writeFile()
@@ -56,7 +56,7 @@ public final class TraceWriter: RunObserver {
     let job = transition.job
     if let slice = openJobs.removeValue(forKey: job) {
       let outcome = transition.to == .finished ? transition.outcome?.rawValue : "retried"
-      close(slice, name: graph.reportedName(job: job), at: time, outcome: outcome, termination: transition.termination)
+      close(slice, name: graph.recordedName(job: job), at: time, outcome: outcome, termination: transition.termination)
     }
     if transition.to == .executing {
       let group = pools.indices.dropLast().contains(transition.queue) ? transition.queue : 0
@@ -78,10 +78,10 @@ public final class TraceWriter: RunObserver {
   /// A run that ends with something still open (it should not) still gives a valid file.
   private func closeEverything(at time: Double) {
     for (job, slice) in openJobs.sorted(by: { $0.key < $1.key }) {
-      close(slice, name: graph.reportedName(job: job), at: time, outcome: nil, termination: nil)
+      close(slice, name: graph.recordedName(job: job), at: time, outcome: nil, termination: nil)
     }
     for (job, slice) in openCompletions.sorted(by: { $0.key < $1.key }) {
-      close(slice, name: "completion " + graph.reportedName(job: job), at: time, outcome: nil, termination: nil)
+      close(slice, name: "completion " + graph.recordedName(job: job), at: time, outcome: nil, termination: nil)
     }
     openJobs = [:]
     openCompletions = [:]

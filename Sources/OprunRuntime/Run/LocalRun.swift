@@ -44,7 +44,7 @@ public enum LocalRun {
     switch ManifestFile.graph(path: path, defaultMaxConcurrent: CPUCount.available) {
     case .success(let loaded): graph = loaded
     case .failure(let errors):
-      return .failure(Message(DiagnosticRenderer.render(errors.diagnostics, sources: errors.sources)))
+      return .failure(Message(errors.text))
     }
     if let limit = configuration.maxConcurrent {
       for index in graph.queues.indices { graph.queues[index].maxConcurrent = limit }

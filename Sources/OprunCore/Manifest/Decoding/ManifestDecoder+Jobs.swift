@@ -105,15 +105,20 @@ extension ManifestDecoder {
     byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
   }
 
-  /// One shell command: any scalar whose text is not blank.
+  /// One shell command: any scalar whose text is not blank (null is not a command), short
+  /// enough to be one argument of `/bin/sh -c`.
   private mutating func command(_ node: Int32) -> String? {
-    guard tree[node].kind == .scalar else {
+    guard tree[node].kind == .scalar, !tree[node].isNull || tree[node].text.isEmpty else {
       reportWrongType(node, expected: "a command")
       return nil
     }
     let text = tree[node].text
     guard text.utf8.contains(where: { !Self.isBlank($0) }) else {
       report(node, "empty command")
+      return nil
+    }
+    guard ExecLimits.fitsOneString(text.utf8.count) else {
+      report(node, "the command is \(text.utf8.count) bytes; \(ExecLimits.stringLimitText)")
       return nil
     }
     return text

@@ -74,15 +74,16 @@ extension ManifestDecoder {
       return []
     }
     var queues: [QueueSpec] = []
-    var seen: Set<String> = []
+    var firstKeys: [String: Int32] = [:]
     for (keyNode, value) in tree.entries(of: node) {
       guard let name = keyName(keyNode) else { continue }
       guard !name.isEmpty else {
         report(keyNode, "a queue name must not be empty")
         continue
       }
-      guard seen.insert(name).inserted else {
-        reportDuplicateKey(keyNode, word: name, in: node, context: " in 'queues'")
+      if let first = firstKeys.updateValue(keyNode, forKey: name) {
+        firstKeys[name] = first
+        reportDuplicateKey(keyNode, word: name, firstWrittenAt: first, context: " in 'queues'")
         continue
       }
       var queue = QueueSpec(name: name, location: location(keyNode))

@@ -12,9 +12,9 @@ extension ManifestDecoder {
 
   /// A non-empty name.
   mutating func name(_ node: Int32, of what: String) -> String? {
-    guard let text = string(node, expected: "a \(what) name") else { return nil }
+    guard let text = string(node, expected: Self.withArticle("\(what) name")) else { return nil }
     guard !text.isEmpty else {
-      report(node, "a \(what) name must not be empty")
+      report(node, "\(Self.withArticle("\(what) name")) must not be empty")
       return nil
     }
     return text
@@ -78,7 +78,7 @@ extension ManifestDecoder {
     _ node: Int32, kind: String, among values: [(word: String, value: Value)], alternatives: String = ""
   ) -> Value? {
     guard tree[node].kind == .scalar else {
-      reportWrongType(node, expected: "a \(kind)")
+      reportWrongType(node, expected: Self.withArticle(kind))
       return nil
     }
     let text = tree[node].text
@@ -89,8 +89,9 @@ extension ManifestDecoder {
     return nil
   }
 
+  /// A priority's word or number; quoted (`'4'`) or not, as a reader would take it.
   mutating func priority(_ node: Int32) -> Priority? {
-    if tree[node].kind == .scalar, tree[node].isPlain, let number = Int(tree[node].text) {
+    if tree[node].kind == .scalar, let number = Int(tree[node].text) {
       guard let priority = Priority(rawValue: number) else {
         report(node, "unknown priority '\(number)'; expected \(Self.priorityChoices)")
         return nil
@@ -140,22 +141,28 @@ extension ManifestDecoder {
       return []
     }
     var entries: [EnvironmentEntry] = []
-    var seen: Set<String> = []
+    var firstKeys: [String: Int32] = [:]
     for (keyNode, value) in tree.entries(of: node) {
       guard let name = keyName(keyNode) else { continue }
       guard !name.isEmpty, !name.contains("=") else {
         report(keyNode, "bad environment variable name '\(name)': it must be non-empty and have no '='")
         continue
       }
-      guard seen.insert(name).inserted else {
-        reportDuplicateKey(keyNode, word: name, in: node, context: " in 'env'")
+      if let first = firstKeys.updateValue(keyNode, forKey: name) {
+        firstKeys[name] = first
+        reportDuplicateKey(keyNode, word: name, firstWrittenAt: first, context: " in 'env'")
         continue
       }
-      if tree[value].isNull {
-        entries.append(EnvironmentEntry(name, ""))
-      } else if let text = string(value, expected: "a value for environment variable '\(name)'") {
-        entries.append(EnvironmentEntry(name, text))
+      let text = tree[value].isNull ? "" : string(value, expected: "a value for environment variable '\(name)'")
+      guard let text else { continue }
+      let entryLength = name.utf8.count + 1 + text.utf8.count
+      guard ExecLimits.fitsOneString(entryLength) else {
+        report(
+          keyNode, "environment variable '\(name)' is \(entryLength) bytes as NAME=value; \(ExecLimits.stringLimitText)"
+        )
+        continue
       }
+      entries.append(EnvironmentEntry(name, text))
     }
     return entries
   }

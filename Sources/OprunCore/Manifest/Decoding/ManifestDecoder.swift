@@ -3,11 +3,12 @@
 struct ManifestDecoder {
   let tree: YAMLTree
   let path: String
-  private(set) var diagnostics: [Diagnostic] = []
+  private(set) var diagnostics = DiagnosticCollector()
 
   init(tree: YAMLTree, path: String) {
     self.tree = tree
     self.path = path
+    self.diagnostics = tree.problems
   }
 
   func location(_ node: Int32) -> SourceLocation {
@@ -40,7 +41,7 @@ struct ManifestDecoder {
     case .mapping: return "a mapping"
     case .sequence: return "a list"
     case .scalar:
-      if node.isNull { return "nothing" }
+      if node.isNull { return node.text.isEmpty ? "nothing" : "null" }
       guard node.isPlain else { return "a string" }
       if Self.isNumber(node.text) { return "a number" }
       if Self.boolean(node.text) != nil { return "a boolean" }
@@ -80,7 +81,8 @@ struct ManifestDecoder {
     }
     let bit: UInt64 = 1 << UInt64(key.ordinal)
     guard seen & bit == 0 else {
-      reportDuplicateKey(keyNode, word: word, in: mapping, context: context())
+      let first = tree.entries(of: mapping).first { tree[$0.key].kind == .scalar && tree[$0.key].text == word }?.key
+      reportDuplicateKey(keyNode, word: word, firstWrittenAt: first, context: context())
       return nil
     }
     seen |= bit
@@ -96,10 +98,17 @@ struct ManifestDecoder {
     return tree[keyNode].text
   }
 
-  mutating func reportDuplicateKey(_ keyNode: Int32, word: String, in mapping: Int32, context: String) {
-    let first = tree.entries(of: mapping).first { tree[$0.key].kind == .scalar && tree[$0.key].text == word }
-    let previous = first.map { " (first written at line \(tree[$0.key].line), column \(tree[$0.key].column))" } ?? ""
+  /// Reports `keyNode` as a second `word` in its mapping. Callers whose mappings may be long
+  /// (`env`, `queues`) remember each key's first node, so that a mapping of many keys written
+  /// twice costs one look-up per key, not a scan of the mapping.
+  mutating func reportDuplicateKey(_ keyNode: Int32, word: String, firstWrittenAt first: Int32?, context: String) {
+    let previous = first.map { " (first written at line \(tree[$0].line), column \(tree[$0].column))" } ?? ""
     report(keyNode, "duplicate key '\(word)'\(context)\(previous)")
+  }
+
+  /// `a thing` or `an other thing`: the article of every noun a manifest's messages use.
+  static func withArticle(_ noun: String) -> String {
+    (noun.first.map { "aeiouAEIOU".contains($0) } ?? false ? "an " : "a ") + noun
   }
 
   /// `a, b, c or d` (or `and`).

@@ -9,6 +9,9 @@ struct YAMLTree {
   /// The children of every container, contiguous per container: a mapping's are key, value, key, value…
   var children: [Int32] = []
   var root: Int32? = nil
+  /// What was read but cannot be used (a NUL in a scalar, a tag oprun does not read): the
+  /// document is still read whole, so these are reported together with the schema's problems.
+  var problems = DiagnosticCollector()
 
   subscript(node: Int32) -> YAMLNode { nodes[Int(node)] }
 

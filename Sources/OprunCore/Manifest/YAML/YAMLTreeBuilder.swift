@@ -3,20 +3,37 @@ import CYAML
 /// Builds a ``YAMLTree`` from libyaml's events, without recursion: one loop, explicit stacks.
 ///
 /// Everything a hostile file could use to exhaust memory or time is capped with a diagnostic:
-/// nesting depth, and how much aliases expand the document ("billion laughs").
+/// nesting depth, and how much aliases expand the document ("billion laughs"), both in nodes
+/// and in the bytes of scalar text a reader of the expanded document would hold.
+///
+/// A scalar holding a NUL character, and a tag oprun does not read, are recorded in the
+/// tree's ``YAMLTree/problems`` and reading goes on, so they are reported with the rest.
 struct YAMLTreeBuilder {
   /// Deeper nesting is refused: no manifest needs it, and it keeps every later walk shallow.
   static let maximumDepth = 1000
   /// Aliases may always add this many nodes, and beyond it up to ten times the nodes written.
   static let aliasExpansionAllowance = 1_000_000
+  /// Aliases may always add this many bytes of scalar text, and beyond it up to ten times
+  /// the file's size.
+  static let aliasTextAllowance = 16 << 20
+
+  /// What a node stands for once every alias in it is expanded.
+  private struct Weight {
+    var nodes: Int
+    var bytes: Int
+
+    static func += (weight: inout Weight, other: Weight) {
+      weight.nodes += other.nodes
+      weight.bytes += other.bytes
+    }
+  }
 
   /// A container whose end event has not come yet.
   private struct OpenContainer {
     var node: Int32
     var pendingStart: Int
     var isAnchored: Bool
-    /// The number of nodes this container stands for once every alias in it is expanded.
-    var weight: Int
+    var weight: Weight
   }
 
   private let source: SourceText
@@ -28,8 +45,8 @@ struct YAMLTreeBuilder {
   private var latestAnchors: [String: Int32] = [:]
   /// The expanded weight of every complete anchored node; an anchored node missing here is
   /// still open, and an alias to it would make a cycle.
-  private var anchoredWeights: [Int32: Int] = [:]
-  private var expandedByAliases = 0
+  private var anchoredWeights: [Int32: Weight] = [:]
+  private var expandedByAliases = Weight(nodes: 0, bytes: 0)
   private var documents = 0
 
   private init(source: SourceText) {
@@ -69,8 +86,11 @@ struct YAMLTreeBuilder {
       case YAML_DOCUMENT_START_EVENT: problem = startDocument(event)
       case YAML_SCALAR_EVENT: problem = addScalar(event)
       case YAML_SEQUENCE_START_EVENT:
-        problem = openContainer(.sequence, event, anchor: event.data.sequence_start.anchor)
-      case YAML_MAPPING_START_EVENT: problem = openContainer(.mapping, event, anchor: event.data.mapping_start.anchor)
+        let start = event.data.sequence_start
+        problem = openContainer(.sequence, event, anchor: start.anchor, tag: start.tag)
+      case YAML_MAPPING_START_EVENT:
+        let start = event.data.mapping_start
+        problem = openContainer(.mapping, event, anchor: start.anchor, tag: start.tag)
       case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT: problem = closeContainer()
       case YAML_ALIAS_EVENT: problem = addAlias(event)
       default: problem = nil
@@ -89,26 +109,60 @@ struct YAMLTreeBuilder {
 
   private mutating func addScalar(_ event: yaml_event_t) -> Diagnostic? {
     let scalar = event.data.scalar
-    let text = String(decoding: UnsafeBufferPointer(start: scalar.value, count: scalar.length), as: UTF8.self)
-    let isPlain = scalar.style == YAML_PLAIN_SCALAR_STYLE && scalar.tag == nil
+    let bytes = UnsafeBufferPointer(start: scalar.value, count: scalar.length)
+    if bytes.contains(0) {
+      tree.problems.append(
+        Diagnostic(
+          at: location(event), "a string holds a NUL character ('\\0'), which no command, name or value can hold"))
+    }
+    let text = String(decoding: bytes, as: UTF8.self)
+    let isPlain: Bool
+    switch YAMLTag(scalar.tag) {
+    case nil: isPlain = scalar.style == YAML_PLAIN_SCALAR_STYLE
+    case .string?, .nonSpecific?: isPlain = false
+    case .typed?: isPlain = true
+    case .container?:
+      tree.problems.append(
+        Diagnostic(at: location(event), "the tag '\(YAMLTag.written(scalar.tag))' does not fit a single value"))
+      isPlain = false
+    case .unknown?:
+      reportUnreadableTag(scalar.tag, event)
+      isPlain = false
+    }
     let node = appendNode(.scalar, event, isPlain: isPlain, text: text)
+    let weight = Weight(nodes: 1, bytes: scalar.length)
     if let anchor = scalar.anchor {
       latestAnchors[String(cString: anchor)] = node
-      anchoredWeights[node] = 1
+      anchoredWeights[node] = weight
     }
-    attach(node, weight: 1)
+    attach(node, weight: weight)
     return nil
   }
 
+  private mutating func reportUnreadableTag(_ tag: UnsafeMutablePointer<yaml_char_t>?, _ event: yaml_event_t) {
+    let written = YAMLTag.written(tag)
+    tree.problems.append(
+      Diagnostic(at: location(event), "unsupported tag '\(written)'; a manifest may use only \(YAMLTag.supported)"))
+  }
+
   private mutating func openContainer(
-    _ kind: YAMLNode.Kind, _ event: yaml_event_t, anchor: UnsafeMutablePointer<yaml_char_t>?
+    _ kind: YAMLNode.Kind, _ event: yaml_event_t, anchor: UnsafeMutablePointer<yaml_char_t>?,
+    tag: UnsafeMutablePointer<yaml_char_t>?
   ) -> Diagnostic? {
     guard open.count < Self.maximumDepth else {
       return Diagnostic(at: location(event), "nesting deeper than \(Self.maximumDepth) levels")
     }
     let node = appendNode(kind, event, isPlain: false, text: "")
     if let anchor { latestAnchors[String(cString: anchor)] = node }
-    open.append(OpenContainer(node: node, pendingStart: pending.count, isAnchored: anchor != nil, weight: 1))
+    switch YAMLTag(tag) {
+    case nil, .nonSpecific?, .container(kind)?: break
+    case .unknown?: reportUnreadableTag(tag, event)
+    default:
+      let shape = kind == .mapping ? "a mapping" : "a list"
+      tree.problems.append(Diagnostic(at: location(event), "the tag '\(YAMLTag.written(tag))' does not fit \(shape)"))
+    }
+    let weight = Weight(nodes: 1, bytes: 0)
+    open.append(OpenContainer(node: node, pendingStart: pending.count, isAnchored: anchor != nil, weight: weight))
     return nil
   }
 
@@ -134,8 +188,13 @@ struct YAMLTreeBuilder {
     }
     expandedByAliases += weight
     let allowance = max(Self.aliasExpansionAllowance, 10 * tree.nodes.count)
-    guard expandedByAliases <= allowance else {
+    guard expandedByAliases.nodes <= allowance else {
       return Diagnostic(at: location(event), "aliases expand the document to more than \(allowance) nodes")
+    }
+    let textAllowance = max(Self.aliasTextAllowance, 10 * source.bytes.count)
+    guard expandedByAliases.bytes <= textAllowance else {
+      let mebibytes = textAllowance >> 20
+      return Diagnostic(at: location(event), "aliases expand the document to more than \(mebibytes) MiB of text")
     }
     attach(target, weight: weight)
     return nil
@@ -149,7 +208,7 @@ struct YAMLTreeBuilder {
     return Int32(tree.nodes.count - 1)
   }
 
-  private mutating func attach(_ node: Int32, weight: Int) {
+  private mutating func attach(_ node: Int32, weight: Weight) {
     if open.isEmpty {
       tree.root = node
     } else {

@@ -1,0 +1,20 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// The manifest front end under libFuzzer: built only by `make fuzz`, with
+// `-Xswiftc -sanitize=fuzzer,address`; the fuzzer has no main of its own, so a plain
+// `swift build` of this package does not link, and the root package never builds it.
+let package = Package(
+  name: "oprun-fuzz",
+  dependencies: [
+    .package(name: "oprun", path: "..")
+  ],
+  targets: [
+    .executableTarget(
+      name: "oprun-manifest-fuzzer",
+      dependencies: [.product(name: "OprunCore", package: "oprun")],
+      swiftSettings: [.unsafeFlags(["-parse-as-library"])]
+    )
+  ],
+  swiftLanguageModes: [.v6]
+)
