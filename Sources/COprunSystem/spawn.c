@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "oprun_system.h"
+#include "child_signals.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -30,15 +31,6 @@ struct child_report {
   int fd;
 };
 
-struct kernel_sigaction {
-  void (*handler)(int);
-  unsigned long flags;
-  void *restorer;
-  unsigned long mask;
-};
-
-enum { kernel_signal_count = 65, kernel_sigset_size = 8 };
-
 __attribute__((noreturn)) static void child_fail(const struct child_report *report, int stage, int error) {
   if (report->shared) {
     report->shared->error = error;
@@ -49,25 +41,6 @@ __attribute__((noreturn)) static void child_fail(const struct child_report *repo
   }
   syscall(SYS_exit_group, 127);
   __builtin_unreachable();
-}
-
-// Every action back to its default, and every signal still pending dropped: setting an
-// action to SIG_IGN discards what is pending. A signal meant for oprun's own group (a Ctrl-C
-// that lands while the child, blocked, has not left the group yet) must not kill the job as
-// soon as the mask is cleared. Called after setpgid, so nothing new comes from that group;
-// only the few pending signals pay for the extra call.
-static void child_reset_signal_actions(void) {
-  unsigned long pending = 0;
-  syscall(SYS_rt_sigpending, &pending, kernel_sigset_size);
-  for (int signal_number = 1; signal_number < kernel_signal_count; signal_number++) {
-    if (signal_number == SIGKILL || signal_number == SIGSTOP) continue;
-    if (pending & (1UL << (signal_number - 1))) {
-      struct kernel_sigaction ignore = {SIG_IGN, 0, 0, 0};
-      syscall(SYS_rt_sigaction, signal_number, &ignore, 0, kernel_sigset_size);
-    }
-    struct kernel_sigaction action = {SIG_DFL, 0, 0, 0};
-    syscall(SYS_rt_sigaction, signal_number, &action, 0, kernel_sigset_size);
-  }
 }
 
 // Moves a descriptor that is itself 0, 1 or 2 out of the way before the
@@ -92,7 +65,7 @@ static void child_install_stdio(const struct oprun_spawn_plan *plan, const struc
 
 __attribute__((noreturn)) static void child_run(const struct oprun_spawn_plan *plan, const struct child_report *report) {
   if (syscall(SYS_setpgid, 0, 0) != 0) child_fail(report, OPRUN_SPAWN_STAGE_SETUP, errno);
-  child_reset_signal_actions();
+  oprun_child_reset_signal_actions();
   if (plan->terminal_fd >= 0) {
     pid_t self = (pid_t)syscall(SYS_getpid);
     syscall(SYS_ioctl, plan->terminal_fd, TIOCSPGRP, &self);
@@ -104,8 +77,7 @@ __attribute__((noreturn)) static void child_run(const struct oprun_spawn_plan *p
     child_fail(report, OPRUN_SPAWN_STAGE_DIRECTORY, errno);
   }
   child_install_stdio(plan, report);
-  unsigned long empty_mask = 0;
-  syscall(SYS_rt_sigprocmask, SIG_SETMASK, &empty_mask, 0, kernel_sigset_size);
+  oprun_child_unblock_signals();
   syscall(SYS_execve, plan->path, plan->argv, plan->envp);
   child_fail(report, OPRUN_SPAWN_STAGE_EXEC, errno);
 }

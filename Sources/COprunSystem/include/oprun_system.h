@@ -4,6 +4,7 @@
 // spawn that applies a job's QoS before its command runs, and the signal
 // handlers that only record.
 
+#include <stdint.h>
 #include <sys/types.h>
 
 // The control channel's socket calls. Included here so that a build whose module cache
@@ -83,6 +84,22 @@ struct oprun_spawn_failure {
 /// `failure` filled in, in which case no child is left running (a child that
 /// failed after its creation has been reaped).
 pid_t oprun_spawn(const struct oprun_spawn_plan *plan, struct oprun_spawn_failure *failure);
+
+// MARK: - Watchdog
+
+/// Starts the run's watchdog: a process that ends the run's process groups if oprun dies
+/// without ending them itself (SIGKILL, the OOM killer, a crash). It holds no descriptor of
+/// oprun's but its end of a socket whose other end, close-on-exec, goes to `*channel`; it
+/// is in a process group of its own, ignores the signals a terminal or a shell sends, and
+/// is no child of oprun's (it is left to init, or to a subreaper above oprun: this call
+/// clears oprun's own subreaper flag, which the caller sets again afterwards).
+///
+/// Write native-endian int32 records to `*channel`: a process group (> 1) to list it, its
+/// negation to unlist it, 0 when the run ended cleanly (the watchdog then exits). When the
+/// channel closes without 0, every listed group gets SIGTERM and SIGCONT at once, and
+/// SIGKILL once `grace_nanoseconds` have passed if it still has a process.
+/// Returns the watchdog's pid, or -1 with errno set (nothing is left running or open).
+pid_t oprun_watchdog_start(int64_t grace_nanoseconds, int *channel);
 
 // MARK: - Signals
 

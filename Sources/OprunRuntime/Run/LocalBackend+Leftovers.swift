@@ -4,7 +4,12 @@ extension LocalBackend {
   /// When the run ends, nothing it started may outlive it: what jobs left running in their
   /// groups (`server &`) gets SIGTERM, then SIGKILL after the grace period. By then every
   /// job and completion has been reaped, so any child left is a leftover to reap here.
+  /// Then the watchdog is dismissed: had oprun died before, it would have done the same.
   func endRun(grace: Double) {
+    defer {
+      watchdog?.dismiss()
+      watchdog = nil
+    }
     // Exited leftovers are reaped here rather than left as zombies to an init that may
     // reap them late, which would keep their groups looking alive after oprun has gone.
     reapExitedChildren()
