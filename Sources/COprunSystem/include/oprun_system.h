@@ -17,6 +17,10 @@
 /// Returns 0, or -1 with errno set.
 int oprun_pipe_cloexec(int fds[2], int nonblocking_read_end);
 
+/// mkostemp(template_path, O_CLOEXEC): a new file named after the template (its XXXXXX
+/// replaced), close-on-exec from the start. Returns the descriptor, or -1 with errno set.
+int oprun_make_temporary_file(char *template_path);
+
 /// pidfd_open(pid, 0): a close-on-exec descriptor that becomes readable when
 /// the process exits. Returns -1 with errno set on failure.
 int oprun_pidfd_open(pid_t pid);
