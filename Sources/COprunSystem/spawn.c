@@ -6,7 +6,10 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/ioctl.h>
+#include <stdint.h>
+#include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -63,6 +66,14 @@ static void child_install_stdio(const struct oprun_spawn_plan *plan, const struc
   }
 }
 
+// Writes into oprun's memory (shared until exec) what it sent, and its pid in the last slot.
+static void child_announce(const struct oprun_spawn_plan *plan) {
+  int32_t self = (int32_t)syscall(SYS_getpid);
+  __builtin_memcpy(plan->announcement + plan->announcement_length - sizeof self, &self, sizeof self);
+  *plan->announced = syscall(SYS_sendto, plan->announce_fd, plan->announcement, plan->announcement_length,
+                             MSG_DONTWAIT | MSG_NOSIGNAL, 0, 0);
+}
+
 __attribute__((noreturn)) static void child_run(const struct oprun_spawn_plan *plan, const struct child_report *report) {
   if (syscall(SYS_setpgid, 0, 0) != 0) child_fail(report, OPRUN_SPAWN_STAGE_SETUP, errno);
   oprun_child_reset_signal_actions();
@@ -77,6 +88,7 @@ __attribute__((noreturn)) static void child_run(const struct oprun_spawn_plan *p
     child_fail(report, OPRUN_SPAWN_STAGE_DIRECTORY, errno);
   }
   child_install_stdio(plan, report);
+  if (plan->announce_fd >= 0 && report->shared) child_announce(plan);
   oprun_child_unblock_signals();
   syscall(SYS_execve, plan->path, plan->argv, plan->envp);
   child_fail(report, OPRUN_SPAWN_STAGE_EXEC, errno);
@@ -101,6 +113,7 @@ static void reap(pid_t pid) {
 pid_t oprun_spawn(const struct oprun_spawn_plan *plan, struct oprun_spawn_failure *failure) {
   failure->stage = OPRUN_SPAWN_STAGE_NONE;
   failure->error = 0;
+  if (plan->announced) *plan->announced = -1;
   volatile struct oprun_spawn_failure shared = {OPRUN_SPAWN_STAGE_NONE, 0};
   struct child_report report = {0, -1};
   int pipe_ends[2] = {-1, -1};

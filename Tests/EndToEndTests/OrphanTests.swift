@@ -4,8 +4,8 @@ import Testing
 /// oprun dying without a chance to clean up (SPEC §3.4): its jobs do not run on unnoticed.
 /// Every run here carries a marker in its environment, so that its watchdog, a copy of
 /// oprun, can be told from those of runs other tests start at the same time. oprun is
-/// killed only once the event stream shows the jobs executing: the watchdog is told of a
-/// job's group before that event, when the job's command may already have begun.
+/// killed as soon as the jobs say they are ready, however far oprun itself has got: a
+/// job's group is known to the watchdog before the job's command runs.
 @Suite struct OrphanTests {
   @Test func everyJobProcessDiesWhenOprunIsKilledAndOneIgnoringSigtermIsKilledAfterTheGrace() throws {
     let folder = try Scratch()
@@ -20,9 +20,7 @@ import Testing
     let oprun = try OprunProcess(runArguments(["--grace", "0.5"]), in: folder)
     try folder.waitUntilExists("obedient.ready")
     try folder.waitUntilExists("stubborn.ready")
-    try folder.waitUntilExecuting("obedient")
-    try folder.waitUntilExecuting("stubborn")
-    let pids = try folder.pids("obedient.pids") + folder.pids("stubborn.pids")
+    let pids = folder.pids("obedient.pids") + folder.pids("stubborn.pids")
     defer { for pid in pids { kill(pid, SIGKILL) } }
     #expect(pids.count == 5)
 
@@ -33,17 +31,19 @@ import Testing
     #expect(oprun.wait().signal == SIGKILL)
   }
 
-  /// Ctrl-Z stopped the job; the watchdog continues it with its SIGTERM, so its trap runs
-  /// now rather than SIGKILL ending it when the (long) grace is over. (Its output goes
-  /// elsewhere: dash reports its child's death by a signal on standard error, and the
-  /// pipe to a killed oprun would end it by SIGPIPE first.)
-  @Test func aJobStoppedByCtrlZIsContinuedToTakeItsSigtermWhenOprunIsKilled() throws {
+  /// Ctrl-Z stopped the job; it takes its SIGTERM now, its trap runs, rather than SIGKILL
+  /// ending it when the (long) grace is over. The job ignores SIGHUP: the kernel sends
+  /// SIGHUP and SIGCONT to a stopped group that oprun's death leaves orphaned (that the
+  /// watchdog's own SIGCONT is sent is `ExecutionWatchdogTests`'). Its output goes elsewhere:
+  /// dash reports its child's death by a signal on standard error, and the pipe to a killed
+  /// oprun would end it by SIGPIPE first.
+  @Test func aJobStoppedByCtrlZTakesItsSigtermWhenOprunIsKilled() throws {
     let folder = try Scratch()
     try folder.manifest(
       """
       jobs:
         worker:
-          command: exec > /dev/null 2>&1; trap 'touch got-term; exit 0' TERM; touch ready; while :; do sleep 0.05; done
+          command: exec > /dev/null 2>&1; trap '' HUP; trap 'touch got-term; exit 0' TERM; touch ready; while :; do sleep 0.05; done
       """)
     let oprun = try OprunProcess(runArguments(["--grace", "300"]), in: folder)
     try folder.waitUntilExists("ready")
@@ -71,7 +71,6 @@ import Testing
       """)
     let oprun = try OprunProcess(runArguments(["--grace", "0.5"]), in: folder, environment: environment(marker))
     try folder.waitUntilExists("ready")
-    try folder.waitUntilExecuting("daemon")
     let daemon = try #require(folder.pids("daemon.pid").first)
     let child = try #require(folder.pids("child.pid").first)
     defer { kill(daemon, SIGKILL) }
@@ -127,7 +126,6 @@ import Testing
       ["-c", "\"$0\" --grace 300 --events \(eventsFile) jobs.yaml | cat > cat.out; touch cat.ended", oprunBinary],
       in: folder, environment: environment(marker), executable: "/bin/sh")
     try folder.waitUntilExists("ready")
-    try folder.waitUntilExecuting("stubborn")
     let oprun = try #require(folder.pids("oprun.pid").first)
     let job = try #require(folder.pids("job.pid").first)
     defer {

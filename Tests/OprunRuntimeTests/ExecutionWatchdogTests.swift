@@ -37,6 +37,22 @@ import Testing
     #expect(record.termination == .signalled(SIGKILL))
   }
 
+  @Test func aStoppedGroupIsContinuedToTakeItsSigterm() throws {
+    let loop = EventLoop()
+    let (stopped, record) = try startChild(
+      "trap 'exit 7' TERM; echo ready; while :; do sleep 0.05; done", loop: loop)
+    runLoop(loop) { record.text(of: .stdout).contains("ready") }
+    kill(-stopped.processGroup, SIGSTOP)
+    runLoop(loop, checkingEvery: 0.01) { procStat(stopped.pid)?[3] == "T" }
+    var watchdog: Watchdog? = try Watchdog.start(grace: 60).get()
+    watchdog?.watch(stopped.processGroup)
+    watchdog = nil
+
+    // Stopped, the shell would only meet SIGKILL, when the grace is over.
+    runLoop(loop) { record.termination != nil }
+    #expect(record.termination == .exited(7))
+  }
+
   @Test func aDismissedWatchdogExitsAndSignalsNothing() throws {
     let loop = EventLoop()
     let (child, record) = try startChild("exec sleep 60", loop: loop)

@@ -66,6 +66,15 @@ struct oprun_spawn_plan {
   int ioprio;
   /// A terminal descriptor whose foreground process group the child takes, or -1.
   int terminal_fd;
+  /// A socket (the watchdog's channel), or -1. Just before it execs, the child writes its
+  /// pid into the last four bytes of `announcement` and sends it there without waiting, so
+  /// that its group is known before its command can run; `*announced` is left with how many
+  /// bytes went (-1 when none did, or when the child does not share oprun's memory, as
+  /// under ThreadSanitizer: then it does not try, and the caller sends them itself).
+  int announce_fd;
+  unsigned char *announcement;
+  size_t announcement_length;
+  long *announced;
 };
 
 /// Where a spawn failed, in oprun_spawn_failure.stage.

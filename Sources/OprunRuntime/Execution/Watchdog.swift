@@ -43,6 +43,37 @@ final class Watchdog {
     sendUnsent()
   }
 
+  /// oprun's end of the channel, for a new process to announce itself on; -1 once closed.
+  var channelDescriptor: Int32 { channel }
+
+  /// What a new process sends on the channel just before its command runs (see
+  /// `oprun_spawn_plan`): the records not sent yet, then its own, the slot it writes its
+  /// pid into. Sent by the process itself, so that no job can run unlisted, even for a
+  /// moment; that is still the run's one `send(2)` per group.
+  func announcement() -> [UInt8] {
+    unsent + [0, 0, 0, 0]
+  }
+
+  /// What became of an ``announcement()``: `sent` of its bytes went (-1: none); `pid` is
+  /// the process that started, nil when it did not (its slot holds its pid, if it sent).
+  func announced(_ announcement: [UInt8], sent: Int, by pid: Int32?) {
+    guard channel >= 0, !announcement.isEmpty else { return }
+    var announcement = announcement
+    let slot = announcement.count - MemoryLayout<Int32>.size
+    if sent >= 0 {
+      unsent = Array(announcement[sent...])
+      if pid == nil {
+        forget(announcement.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: slot, as: Int32.self) })
+      }
+    } else if let pid {
+      withUnsafeBytes(of: pid) { announcement.replaceSubrange(slot..., with: $0) }
+      unsent = announcement
+    } else {
+      return
+    }
+    sendUnsent()
+  }
+
   /// Unlists a group that has no process left, so that the number, once the kernel hands
   /// it out again, is not signalled; sent with the next ``watch(_:)``.
   func forget(_ group: Int32) {

@@ -46,7 +46,7 @@ final class LocalBackend: JobBackend {
       let request = SpawnRequest(
         command: command, environment: environment, workingDirectory: work.workingDirectory, qos: work.qos,
         interactive: work.interactive, mergesStandardError: true)
-      switch spawner.spawn(request) {
+      switch spawner.spawn(request, announcingTo: watchdog) {
       case .success(let process):
         return .success(watch(process, of: work.work))
       case .failure(let error):
@@ -92,7 +92,6 @@ final class LocalBackend: JobBackend {
     let group = process.processGroup
     let handle = CommandHandle(id: group, serial: lastSerial)
     groupSerials[group] = lastSerial
-    watchdog?.watch(group)
     loop.watchProcess(
       process, output: framing,
       onOutput: { [unowned self] stream, bytes in reportHandler?(.output(work, stream, Array(bytes))) },
