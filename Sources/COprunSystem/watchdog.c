@@ -160,8 +160,11 @@ pid_t oprun_watchdog_start(int64_t grace_nanoseconds, int *channel) {
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) return -1;
   // The watchdog is started by a short-lived middle process and so becomes, when that one
   // exits, a child of init (or of a subreaper above oprun): oprun neither reaps it nor
-  // counts it among the children it sweeps. That needs oprun not to be a subreaper yet.
-  prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
+  // counts it among the children it sweeps. That needs oprun not to be a subreaper while
+  // the middle process exits (the flag is put back as it was once it has).
+  int was_subreaper = 0;
+  prctl(PR_GET_CHILD_SUBREAPER, &was_subreaper, 0, 0, 0);
+  if (was_subreaper) prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
   // No handler of oprun's may run in the middle process (it shares oprun's memory) or in
   // the watchdog before its own set-up.
   sigset_t all, previous;
@@ -179,12 +182,14 @@ pid_t oprun_watchdog_start(int64_t grace_nanoseconds, int *channel) {
   pthread_sigmask(SIG_SETMASK, &previous, 0);
   close(ends[1]);
   if (middle < 0) {
+    if (was_subreaper) prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
     close(ends[0]);
     errno = fork_error;
     return -1;
   }
   while (waitpid(middle, 0, 0) < 0 && errno == EINTR) {
   }
+  if (was_subreaper) prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
   // Written before the middle process exited; end of file when it could not fork.
   int32_t watchdog = 0;
   ssize_t count;

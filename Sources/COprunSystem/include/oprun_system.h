@@ -104,8 +104,9 @@ pid_t oprun_spawn(const struct oprun_spawn_plan *plan, struct oprun_spawn_failur
 /// without ending them itself (SIGKILL, the OOM killer, a crash). It holds no descriptor of
 /// oprun's but its end of a socket whose other end, close-on-exec, goes to `*channel`; it
 /// is in a process group of its own, ignores the signals a terminal or a shell sends, and
-/// is no child of oprun's (it is left to init, or to a subreaper above oprun: this call
-/// clears oprun's own subreaper flag, which the caller sets again afterwards).
+/// is no child of oprun's (it is left to init, or to a subreaper above oprun: while it
+/// starts, oprun's own subreaper flag is cleared, then put back as it was; so start it
+/// before oprun becomes the subreaper of its jobs, whose orphans would go elsewhere meanwhile).
 ///
 /// Write native-endian int32 records to `*channel`: a process group (> 1) to list it, its
 /// negation to unlist it, 0 when the run ended cleanly (the watchdog then exits). When the
