@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -87,27 +88,44 @@ static void end_listed_groups(int64_t grace) {
 /// Follows oprun's records (a positive number lists a group, a negative one unlists it, 0
 /// says the run ended cleanly) until "done" (returns 1) or until oprun's end of the socket
 /// is closed without it (returns 0).
+///
+/// It waits for the close alone (POLLRDHUP: a record arriving wakes nothing) and reads what
+/// has come in between now and then, at most a second apart and sooner while records keep
+/// coming: being woken for every job would cost the run a context switch per job, which at
+/// two jobs at a time on two cores is felt. The socket's buffer holds tens of thousands of
+/// records; what does not fit waits in oprun.
 static int follow_records(int channel) {
   unsigned char buffer[4096];
   size_t held = 0;
+  const int shortest_wait = 20;
+  const int longest_wait = 1000;
+  int wait = shortest_wait;
   while (1) {
-    ssize_t count = syscall(SYS_read, channel, buffer + held, sizeof buffer - held);
-    if (count < 0 && errno == EINTR) continue;
-    if (count <= 0) return 0;
-    held += (size_t)count;
-    size_t used = 0;
-    for (; held - used >= sizeof(int32_t); used += sizeof(int32_t)) {
-      int32_t record;
-      memcpy(&record, buffer + used, sizeof record);
-      if (record == 0) return 1;
-      if (record > 0) {
-        list_group(record);
-      } else if (record != INT32_MIN) {
-        unlist_group(-record);
+    struct pollfd closing = {channel, POLLRDHUP, 0};
+    syscall(SYS_poll, &closing, 1, wait);
+    int received = 0;
+    while (1) {
+      ssize_t count = syscall(SYS_recvfrom, channel, buffer + held, sizeof buffer - held, MSG_DONTWAIT, 0, 0);
+      if (count < 0 && errno == EINTR) continue;
+      if (count < 0 && errno == EAGAIN) break;
+      if (count <= 0) return 0;
+      received = 1;
+      held += (size_t)count;
+      size_t used = 0;
+      for (; held - used >= sizeof(int32_t); used += sizeof(int32_t)) {
+        int32_t record;
+        memcpy(&record, buffer + used, sizeof record);
+        if (record == 0) return 1;
+        if (record > 0) {
+          list_group(record);
+        } else if (record != INT32_MIN) {
+          unlist_group(-record);
+        }
       }
+      memmove(buffer, buffer + used, held - used);
+      held -= used;
     }
-    memmove(buffer, buffer + used, held - used);
-    held -= used;
+    wait = received ? shortest_wait : (wait * 2 < longest_wait ? wait * 2 : longest_wait);
   }
 }
 
