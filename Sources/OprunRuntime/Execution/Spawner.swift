@@ -21,12 +21,13 @@ public final class Spawner {
     if nullDevice >= 0 { close(nullDevice) }
   }
 
-  /// Starts `request`; a failure leaves nothing running and nothing open. The process's
-  /// group is announced to `watchdog`, when given, before its command runs.
+  /// Starts `request`; a failure leaves nothing running and nothing open.
   public func spawn(_ request: SpawnRequest) -> Result<SpawnedProcess, SpawnError> {
     Result { () throws(SpawnError) in try start(request, watchdog: nil) }
   }
 
+  /// Starts `request`, its process announcing its group to `watchdog` (when there is one)
+  /// before its command runs.
   func spawn(_ request: SpawnRequest, announcingTo watchdog: Watchdog?) -> Result<SpawnedProcess, SpawnError> {
     Result { () throws(SpawnError) in try start(request, watchdog: watchdog) }
   }
