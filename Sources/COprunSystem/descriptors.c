@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -23,6 +24,8 @@ int oprun_pipe_cloexec(int fds[2], int nonblocking_read_end) {
   }
   return 0;
 }
+
+int oprun_make_temporary_file(char *template_path) { return mkostemp(template_path, O_CLOEXEC); }
 
 int oprun_pidfd_open(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
 

@@ -1,11 +1,15 @@
 #define _GNU_SOURCE
 #include "oprun_system.h"
+#include "child_signals.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/ioctl.h>
+#include <stdint.h>
+#include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -30,15 +34,6 @@ struct child_report {
   int fd;
 };
 
-struct kernel_sigaction {
-  void (*handler)(int);
-  unsigned long flags;
-  void *restorer;
-  unsigned long mask;
-};
-
-enum { kernel_signal_count = 65, kernel_sigset_size = 8 };
-
 __attribute__((noreturn)) static void child_fail(const struct child_report *report, int stage, int error) {
   if (report->shared) {
     report->shared->error = error;
@@ -49,25 +44,6 @@ __attribute__((noreturn)) static void child_fail(const struct child_report *repo
   }
   syscall(SYS_exit_group, 127);
   __builtin_unreachable();
-}
-
-// Every action back to its default, and every signal still pending dropped: setting an
-// action to SIG_IGN discards what is pending. A signal meant for oprun's own group (a Ctrl-C
-// that lands while the child, blocked, has not left the group yet) must not kill the job as
-// soon as the mask is cleared. Called after setpgid, so nothing new comes from that group;
-// only the few pending signals pay for the extra call.
-static void child_reset_signal_actions(void) {
-  unsigned long pending = 0;
-  syscall(SYS_rt_sigpending, &pending, kernel_sigset_size);
-  for (int signal_number = 1; signal_number < kernel_signal_count; signal_number++) {
-    if (signal_number == SIGKILL || signal_number == SIGSTOP) continue;
-    if (pending & (1UL << (signal_number - 1))) {
-      struct kernel_sigaction ignore = {SIG_IGN, 0, 0, 0};
-      syscall(SYS_rt_sigaction, signal_number, &ignore, 0, kernel_sigset_size);
-    }
-    struct kernel_sigaction action = {SIG_DFL, 0, 0, 0};
-    syscall(SYS_rt_sigaction, signal_number, &action, 0, kernel_sigset_size);
-  }
 }
 
 // Moves a descriptor that is itself 0, 1 or 2 out of the way before the
@@ -90,9 +66,17 @@ static void child_install_stdio(const struct oprun_spawn_plan *plan, const struc
   }
 }
 
+// Writes into oprun's memory (shared until exec) what it sent, and its pid in the last slot.
+static void child_announce(const struct oprun_spawn_plan *plan) {
+  int32_t self = (int32_t)syscall(SYS_getpid);
+  __builtin_memcpy(plan->announcement + plan->announcement_length - sizeof self, &self, sizeof self);
+  *plan->announced = syscall(SYS_sendto, plan->announce_fd, plan->announcement, plan->announcement_length,
+                             MSG_DONTWAIT | MSG_NOSIGNAL, 0, 0);
+}
+
 __attribute__((noreturn)) static void child_run(const struct oprun_spawn_plan *plan, const struct child_report *report) {
   if (syscall(SYS_setpgid, 0, 0) != 0) child_fail(report, OPRUN_SPAWN_STAGE_SETUP, errno);
-  child_reset_signal_actions();
+  oprun_child_reset_signal_actions();
   if (plan->terminal_fd >= 0) {
     pid_t self = (pid_t)syscall(SYS_getpid);
     syscall(SYS_ioctl, plan->terminal_fd, TIOCSPGRP, &self);
@@ -104,8 +88,8 @@ __attribute__((noreturn)) static void child_run(const struct oprun_spawn_plan *p
     child_fail(report, OPRUN_SPAWN_STAGE_DIRECTORY, errno);
   }
   child_install_stdio(plan, report);
-  unsigned long empty_mask = 0;
-  syscall(SYS_rt_sigprocmask, SIG_SETMASK, &empty_mask, 0, kernel_sigset_size);
+  if (plan->announce_fd >= 0 && report->shared) child_announce(plan);
+  oprun_child_unblock_signals();
   syscall(SYS_execve, plan->path, plan->argv, plan->envp);
   child_fail(report, OPRUN_SPAWN_STAGE_EXEC, errno);
 }
@@ -129,6 +113,7 @@ static void reap(pid_t pid) {
 pid_t oprun_spawn(const struct oprun_spawn_plan *plan, struct oprun_spawn_failure *failure) {
   failure->stage = OPRUN_SPAWN_STAGE_NONE;
   failure->error = 0;
+  if (plan->announced) *plan->announced = -1;
   volatile struct oprun_spawn_failure shared = {OPRUN_SPAWN_STAGE_NONE, 0};
   struct child_report report = {0, -1};
   int pipe_ends[2] = {-1, -1};

@@ -9,7 +9,8 @@ import Testing
 @Suite struct ExecutionLocalBackendStopTests {
   @Test func stoppingEverythingSparesPausedCommandsAndContinuingContinuesOnlyWhatItStopped() throws {
     let loop = EventLoop()
-    let backend = LocalBackend(loop: loop, framing: .lines, environment: JobEnvironment(inherited: testEnvironment))
+    let backend = LocalBackend(
+      loop: loop, framing: .lines, environment: JobEnvironment(inherited: testEnvironment), grace: 5)
     var exited = 0
     backend.reportHandler = { report in
       if case .exited = report { exited += 1 }

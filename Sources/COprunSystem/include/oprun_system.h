@@ -4,6 +4,7 @@
 // spawn that applies a job's QoS before its command runs, and the signal
 // handlers that only record.
 
+#include <stdint.h>
 #include <sys/types.h>
 
 // The control channel's socket calls. Included here so that a build whose module cache
@@ -15,6 +16,10 @@
 /// pipe2(O_CLOEXEC), with O_NONBLOCK on the read end only when asked.
 /// Returns 0, or -1 with errno set.
 int oprun_pipe_cloexec(int fds[2], int nonblocking_read_end);
+
+/// mkostemp(template_path, O_CLOEXEC): a new file named after the template (its XXXXXX
+/// replaced), close-on-exec from the start. Returns the descriptor, or -1 with errno set.
+int oprun_make_temporary_file(char *template_path);
 
 /// pidfd_open(pid, 0): a close-on-exec descriptor that becomes readable when
 /// the process exits. Returns -1 with errno set on failure.
@@ -64,6 +69,15 @@ struct oprun_spawn_plan {
   int ioprio;
   /// A terminal descriptor whose foreground process group the child takes, or -1.
   int terminal_fd;
+  /// A socket (the watchdog's channel), or -1. Just before it execs, the child writes its
+  /// pid into the last four bytes of `announcement` and sends it there without waiting, so
+  /// that its group is known before its command can run; `*announced` is left with how many
+  /// bytes went (-1 when none did, or when the child does not share oprun's memory, as
+  /// under ThreadSanitizer: then it does not try, and the caller sends them itself).
+  int announce_fd;
+  unsigned char *announcement;
+  size_t announcement_length;
+  long *announced;
 };
 
 /// Where a spawn failed, in oprun_spawn_failure.stage.
@@ -86,6 +100,23 @@ struct oprun_spawn_failure {
 /// `failure` filled in, in which case no child is left running (a child that
 /// failed after its creation has been reaped).
 pid_t oprun_spawn(const struct oprun_spawn_plan *plan, struct oprun_spawn_failure *failure);
+
+// MARK: - Watchdog
+
+/// Starts the run's watchdog: a process that ends the run's process groups if oprun dies
+/// without ending them itself (SIGKILL, the OOM killer, a crash). It holds no descriptor of
+/// oprun's but its end of a socket whose other end, close-on-exec, goes to `*channel`; it
+/// is in a process group of its own, ignores the signals a terminal or a shell sends, and
+/// is no child of oprun's (it is left to init, or to a subreaper above oprun: while it
+/// starts, oprun's own subreaper flag is cleared, then put back as it was; so start it
+/// before oprun becomes the subreaper of its jobs, whose orphans would go elsewhere meanwhile).
+///
+/// Write native-endian int32 records to `*channel`: a process group (> 1) to list it, its
+/// negation to unlist it, 0 when the run ended cleanly (the watchdog then exits). When the
+/// channel closes without 0, every listed group gets SIGTERM and SIGCONT at once, and
+/// SIGKILL once `grace_nanoseconds` have passed if it still has a process.
+/// Returns the watchdog's pid, or -1 with errno set (nothing is left running or open).
+pid_t oprun_watchdog_start(int64_t grace_nanoseconds, int *channel);
 
 // MARK: - Signals
 

@@ -23,14 +23,20 @@ public final class Spawner {
 
   /// Starts `request`; a failure leaves nothing running and nothing open.
   public func spawn(_ request: SpawnRequest) -> Result<SpawnedProcess, SpawnError> {
-    Result { () throws(SpawnError) in try start(request) }
+    Result { () throws(SpawnError) in try start(request, watchdog: nil) }
   }
 
-  private func start(_ request: SpawnRequest) throws(SpawnError) -> SpawnedProcess {
+  /// Starts `request`, its process announcing its group to `watchdog` (when there is one)
+  /// before its command runs.
+  func spawn(_ request: SpawnRequest, announcingTo watchdog: Watchdog?) -> Result<SpawnedProcess, SpawnError> {
+    Result { () throws(SpawnError) in try start(request, watchdog: watchdog) }
+  }
+
+  private func start(_ request: SpawnRequest, watchdog: Watchdog?) throws(SpawnError) -> SpawnedProcess {
     let stdinFd = request.interactive ? -1 : try openNullDevice()
     let output = request.interactive ? nil : try OutputPipes(mergingStandardError: request.mergesStandardError)
     let takesTerminal = request.interactive && Terminal.oprunHoldsForeground
-    let pid = try launch(request, stdin: stdinFd, output: output, takesTerminal: takesTerminal)
+    let pid = try launch(request, stdin: stdinFd, output: output, takesTerminal: takesTerminal, watchdog: watchdog)
     output?.closeWriteEnds()
     let pidfd = oprun_pidfd_open(pid)
     guard pidfd >= 0 else {
@@ -45,25 +51,34 @@ public final class Spawner {
       holdsTerminal: takesTerminal)
   }
 
-  private func launch(_ request: SpawnRequest, stdin: Int32, output: OutputPipes?, takesTerminal: Bool)
-    throws(SpawnError) -> pid_t
-  {
+  private func launch(
+    _ request: SpawnRequest, stdin: Int32, output: OutputPipes?, takesTerminal: Bool, watchdog: Watchdog?
+  ) throws(SpawnError) -> pid_t {
     let arguments = CStringArray([request.shell, "-c", request.command])
     let environment = CStringArray(request.environment)
     let scheduling = request.qos.scheduling
     let niceness = min(max(baseNiceness + scheduling.nicenessOffset, -20), 19)
     var failure = oprun_spawn_failure()
+    var announcement = watchdog?.announcement() ?? []
+    var announced = -1
     let pid = request.shell.withCString { shell in
       withOptionalCString(request.workingDirectory) { directory in
-        var plan = oprun_spawn_plan(
-          path: shell, argv: arguments.pointers, envp: environment.pointers, directory: directory,
-          stdin_fd: stdin, stdout_fd: output?.stdout.write ?? -1, stderr_fd: output?.stderrWriteEnd ?? -1,
-          set_nice: niceness != baseNiceness ? 1 : 0, nice: niceness,
-          ioprio: scheduling.ioPriority?.rawValue ?? 0, terminal_fd: takesTerminal ? STDIN_FILENO : -1)
-        return oprun_spawn(&plan, &failure)
+        announcement.withUnsafeMutableBufferPointer { announcementBytes in
+          withUnsafeMutablePointer(to: &announced) { announcedCount in
+            var plan = oprun_spawn_plan(
+              path: shell, argv: arguments.pointers, envp: environment.pointers, directory: directory,
+              stdin_fd: stdin, stdout_fd: output?.stdout.write ?? -1, stderr_fd: output?.stderrWriteEnd ?? -1,
+              set_nice: niceness != baseNiceness ? 1 : 0, nice: niceness,
+              ioprio: scheduling.ioPriority?.rawValue ?? 0, terminal_fd: takesTerminal ? STDIN_FILENO : -1,
+              announce_fd: watchdog?.channelDescriptor ?? -1, announcement: announcementBytes.baseAddress,
+              announcement_length: announcementBytes.count, announced: announcedCount)
+            return oprun_spawn(&plan, &failure)
+          }
+        }
       }
     }
     withExtendedLifetime((arguments, environment)) {}
+    watchdog?.announced(announcement, sent: announced, by: pid < 0 ? nil : pid)
     guard pid < 0 else { return pid }
     output?.closeAll()
     throw spawnError(failure, request)

@@ -28,9 +28,9 @@ enum UnnamedFile {
 
   private static func namedThenUnlinked(in folder: String) -> Int32? {
     var template = Array((folder + "/oprun-XXXXXX").utf8CString)
-    let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+    // Close-on-exec from the start: a job spawned meanwhile must not inherit it.
+    let fd = template.withUnsafeMutableBufferPointer { oprun_make_temporary_file($0.baseAddress!) }
     guard fd >= 0 else { return nil }
-    _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
     template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
     return fd
   }

@@ -5,10 +5,13 @@ extension LocalBackend {
   /// groups (`server &`) gets SIGTERM, then SIGKILL after the grace period. By then every
   /// job and completion has been reaped, so any child left is a leftover to reap here.
   /// Then what the leftovers wrote and nobody has read yet is reported, and the pipes that
-  /// processes detached with `setsid` still hold are closed rather than waited for.
+  /// processes detached with `setsid` still hold are closed rather than waited for. Then
+  /// the watchdog is dismissed: had oprun died before, it would have done the same.
   func endRun(grace: Double) {
     endLeftoverProcesses(grace: grace)
     leftoverOutput.readLastAndClose()
+    watchdog?.dismiss()
+    watchdog = nil
   }
 
   private func endLeftoverProcesses(grace: Double) {

@@ -6,13 +6,23 @@ import OprunCore
 /// the run's ``EventLoop``; signals go to the whole group.
 ///
 /// The process becomes the subreaper of everything its jobs start, so that what a job
-/// leaves behind stays among its children, where ``endRun(grace:)`` finds it.
+/// leaves behind stays among its children, where ``endRun(grace:)`` finds it. A
+/// ``Watchdog``, started with the first process, ends every group the run created should
+/// oprun die before ``endRun(grace:)`` could.
 final class LocalBackend: JobBackend {
   var reportHandler: ((BackendReport) -> Void)?
+  /// Tells the user something about the run (`oprun: warning: …`).
+  var onWarning: ((String) -> Void)?
   let loop: EventLoop
   let framing: OutputFraming
   let environment: JobEnvironment
+  /// The grace period the watchdog gives between SIGTERM and SIGKILL.
+  let grace: Double
   let spawner = Spawner()
+  /// Started with the run's first process, so that a run that starts none pays nothing;
+  /// nil before, after ``endRun(grace:)``, or when it could not start.
+  var watchdog: Watchdog?
+  private var hasStartedProcesses = false
 
   /// Every process group this run created, each with the serial of the command that
   /// created it: a group number the kernel hands out again belongs to a later command,
@@ -24,20 +34,21 @@ final class LocalBackend: JobBackend {
   /// Pipes of exited commands that what they left running still holds, read until the run ends.
   let leftoverOutput = LeftoverOutput()
 
-  init(loop: EventLoop, framing: OutputFraming, environment: JobEnvironment) {
+  init(loop: EventLoop, framing: OutputFraming, environment: JobEnvironment, grace: Double) {
     self.loop = loop
     self.framing = framing
     self.environment = environment
-    becomeChildSubreaper()
+    self.grace = grace
   }
 
   func start(_ work: WorkOrder) -> [Result<CommandHandle, StartFailure>] {
+    if !hasStartedProcesses { prepareFirstProcess() }
     let environment = environment.entries(with: work.environment)
     return work.commands.map { command in
       let request = SpawnRequest(
         command: command, environment: environment, workingDirectory: work.workingDirectory, qos: work.qos,
         interactive: work.interactive, mergesStandardError: true)
-      switch spawner.spawn(request) {
+      switch spawner.spawn(request, announcingTo: watchdog) {
       case .success(let process):
         return .success(watch(process, of: work.work))
       case .failure(let error):
@@ -66,15 +77,31 @@ final class LocalBackend: JobBackend {
     }
   }
 
+  /// Starts the watchdog, then makes oprun the subreaper of what the jobs start (in that
+  /// order: the watchdog must not become oprun's child).
+  private func prepareFirstProcess() {
+    hasStartedProcesses = true
+    switch Watchdog.start(grace: grace) {
+    case .success(let started): watchdog = started
+    case .failure(let error): onWarning?("\(error); jobs would outlive oprun if it were killed")
+    }
+    becomeChildSubreaper()
+  }
+
   /// Registers the new process's group and reports its output and exit.
   private func watch(_ process: SpawnedProcess, of work: WorkKey) -> CommandHandle {
     lastSerial += 1
-    let handle = CommandHandle(id: process.processGroup, serial: lastSerial)
-    groupSerials[process.processGroup] = lastSerial
+    let group = process.processGroup
+    let handle = CommandHandle(id: group, serial: lastSerial)
+    groupSerials[group] = lastSerial
     loop.watchProcess(
       process, output: framing, leftovers: leftoverOutput,
       onOutput: { [unowned self] stream, bytes in reportHandler?(.output(work, stream, Array(bytes))) },
-      onExit: { [unowned self] termination in reportHandler?(.exited(work, handle, termination)) })
+      onExit: { [unowned self] termination in
+        // A group left empty can never be joined again: only its number can come back.
+        if !processGroupExists(group) { watchdog?.forget(group) }
+        reportHandler?(.exited(work, handle, termination))
+      })
     return handle
   }
 }

@@ -47,10 +47,11 @@ final class RunSession {
 
     let backend = LocalBackend(
       loop: loop, framing: configuration.outputMode == .raw ? .terminalLines : .lines,
-      environment: JobEnvironment(inherited: JobEnvironment.inherited()))
+      environment: JobEnvironment(inherited: JobEnvironment.inherited()), grace: configuration.grace)
     let driver = RunDriver(
       graph: graph, failurePolicy: configuration.failurePolicy ?? graph.manifest.onFailure,
       grace: configuration.grace, resumePlan: resumePlan, backend: backend, clock: loop)
+    backend.onWarning = { [unowned driver] in driver.warn($0) }
     let identity = RunIdentity.starting(id: RunID.make(), manifestPath: configuration.manifestPath)
     var warnings = warnings
     // The journal observes first: a job is in it before any reporter shows it finished, so

@@ -79,3 +79,15 @@ func processGroupIsGone(_ group: Int32) -> Bool {
 func ownNiceness() -> Int {
   ProcessStat(pid: getpid())?.niceness ?? 0
 }
+
+/// The live watchdogs (SPEC §3.4) of the runs started with `entry` (`NAME=value`) in their
+/// environment: a watchdog is a copy of its oprun, environment included.
+func liveWatchdogs(withEnvironment entry: String) -> [Int32] {
+  let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+  return entries.compactMap(Int32.init).filter { pid in
+    guard let stat = ProcessStat(pid: pid), stat.command == "oprun-watchdog", stat.state != "Z", stat.state != "X",
+      let environment = FileManager.default.contents(atPath: "/proc/\(pid)/environ")
+    else { return false }
+    return environment.split(separator: 0).contains { String(decoding: $0, as: UTF8.self) == entry }
+  }
+}

@@ -1,0 +1,226 @@
+#define _GNU_SOURCE
+#include "child_signals.h"
+#include "oprun_system.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
+
+// The watchdog is a fork of a process that has other threads, and it never execs: it
+// makes raw system calls only (no allocation, no libc lock, no sanitizer interceptor), in
+// memory of its own that oprun never sees again. Its whole state is the set of listed
+// process groups, one bit per possible group number (PID_MAX_LIMIT on 64-bit Linux); the
+// pages it never touches cost nothing, in oprun or here.
+enum { group_limit = 1 << 22 };
+static uint64_t listed_groups[group_limit / 64];
+
+static int is_listable(int32_t group) { return group > 1 && group < group_limit; }
+
+static void list_group(int32_t group) {
+  if (is_listable(group)) listed_groups[group / 64] |= 1ULL << (group % 64);
+}
+
+static void unlist_group(int32_t group) {
+  if (is_listable(group)) listed_groups[group / 64] &= ~(1ULL << (group % 64));
+}
+
+/// Sends `signal_number` to every listed group; with 0, unlists the groups that are gone.
+/// Returns how many groups stay listed.
+static int signal_listed_groups(int signal_number) {
+  int listed = 0;
+  for (int word = 0; word < group_limit / 64; word++) {
+    uint64_t bits = listed_groups[word];
+    while (bits) {
+      int group = word * 64 + __builtin_ctzll(bits);
+      bits &= bits - 1;
+      if (syscall(SYS_kill, -group, signal_number) != 0 && errno == ESRCH) {
+        unlist_group(group);
+      } else {
+        listed++;
+      }
+    }
+  }
+  return listed;
+}
+
+static int64_t monotonic_nanoseconds(void) {
+  struct timespec now;
+  syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &now);
+  return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+}
+
+static void sleep_nanoseconds(int64_t duration) {
+  struct timespec span = {duration / 1000000000, duration % 1000000000};
+  syscall(SYS_nanosleep, &span, 0);
+}
+
+/// What oprun would have done to its leftovers: SIGTERM (and SIGCONT, for a group stopped
+/// by Ctrl-Z) to every group at once, then SIGKILL to what is left when the grace ends.
+static void end_listed_groups(int64_t grace) {
+  signal_listed_groups(SIGTERM);
+  signal_listed_groups(SIGCONT);
+  int64_t deadline = monotonic_nanoseconds() + grace;
+  const int64_t check_interval = 10 * 1000000;
+  while (signal_listed_groups(0) > 0) {
+    int64_t left = deadline - monotonic_nanoseconds();
+    if (left <= 0) {
+      signal_listed_groups(SIGKILL);
+      return;
+    }
+    sleep_nanoseconds(left < check_interval ? left : check_interval);
+  }
+}
+
+/// Follows oprun's records (a positive number lists a group, a negative one unlists it, 0
+/// says the run ended cleanly) until "done" (returns 1) or until oprun's end of the socket
+/// is closed without it (returns 0).
+///
+/// It waits for the close alone (POLLRDHUP: a record arriving wakes nothing) and reads what
+/// has come in between, every 20 ms while records keep coming and up to 100 ms apart when
+/// none do, so that a run of many short jobs does not wake it once per job. Each record
+/// takes an skb of its own in the socket's buffer (enlarged by oprun): hundreds fit at the
+/// least, thousands where the system allows; what does not fit waits in oprun.
+static int follow_records(int channel) {
+  unsigned char buffer[4096];
+  size_t held = 0;
+  const int shortest_wait = 20;
+  const int longest_wait = 100;
+  int wait = shortest_wait;
+  while (1) {
+    struct pollfd closing = {channel, POLLRDHUP, 0};
+    syscall(SYS_poll, &closing, 1, wait);
+    int received = 0;
+    while (1) {
+      ssize_t count = syscall(SYS_recvfrom, channel, buffer + held, sizeof buffer - held, MSG_DONTWAIT, 0, 0);
+      if (count < 0 && errno == EINTR) continue;
+      if (count < 0 && errno == EAGAIN) break;
+      if (count <= 0) return 0;
+      received = 1;
+      held += (size_t)count;
+      size_t used = 0;
+      for (; held - used >= sizeof(int32_t); used += sizeof(int32_t)) {
+        int32_t record;
+        memcpy(&record, buffer + used, sizeof record);
+        if (record == 0) return 1;
+        if (record > 0) {
+          list_group(record);
+        } else if (record != INT32_MIN) {
+          unlist_group(-record);
+        }
+      }
+      memmove(buffer, buffer + used, held - used);
+      held -= used;
+    }
+    wait = received ? shortest_wait : (wait * 2 < longest_wait ? wait * 2 : longest_wait);
+  }
+}
+
+/// Closes every descriptor but `keep`, so that the watchdog holds none of oprun's open: a
+/// reader of oprun's output sees its end when oprun ends, a job's pipe closes with the job.
+static void close_descriptors_except(int keep) {
+  if (keep > 0 && syscall(SYS_close_range, 0, keep - 1, 0) == 0 &&
+      syscall(SYS_close_range, keep + 1, ~0U, 0) == 0) {
+    return;
+  }
+  // Kernels before 5.9: the open descriptors, as /proc lists them.
+  int directory = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (directory < 0) return;
+  char entries[1024];
+  long count;
+  while ((count = syscall(SYS_getdents64, directory, entries, sizeof entries)) > 0) {
+    for (long offset = 0; offset < count;) {
+      unsigned short length;
+      memcpy(&length, entries + offset + 16, sizeof length);
+      const char *name = entries + offset + 19;
+      int fd = 0;
+      int digits = 0;
+      for (; name[digits] >= '0' && name[digits] <= '9'; digits++) fd = fd * 10 + (name[digits] - '0');
+      if (digits > 0 && name[digits] == 0 && fd != keep && fd != directory) syscall(SYS_close, fd);
+      offset += length;
+    }
+  }
+  syscall(SYS_close, directory);
+}
+
+__attribute__((noreturn)) static void watchdog_run(int channel, int64_t grace) {
+  // A group of its own: a terminal's Ctrl-C and Ctrl-Z, and oprun's own sweeps, miss it.
+  syscall(SYS_setpgid, 0, 0);
+  oprun_child_reset_signal_actions();
+  const int ignored[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGTTIN, SIGTTOU, SIGPIPE};
+  for (size_t index = 0; index < sizeof ignored / sizeof ignored[0]; index++) {
+    oprun_child_ignore_signal(ignored[index]);
+  }
+  oprun_child_unblock_signals();
+  close_descriptors_except(channel);
+  syscall(SYS_chdir, "/");
+  syscall(SYS_prctl, PR_SET_NAME, "oprun-watchdog", 0, 0, 0);
+  if (!follow_records(channel)) end_listed_groups(grace);
+  syscall(SYS_exit_group, 0);
+  __builtin_unreachable();
+}
+
+pid_t oprun_watchdog_start(int64_t grace_nanoseconds, int *channel) {
+  int ends[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) return -1;
+  // As much room for records as the system grants (net.core.wmem_max caps it).
+  int room = 1 << 22;
+  setsockopt(ends[0], SOL_SOCKET, SO_SNDBUF, &room, sizeof room);
+  // The watchdog is started by a short-lived middle process and so becomes, when that one
+  // exits, a child of init (or of a subreaper above oprun): oprun neither reaps it nor
+  // counts it among the children it sweeps. That needs oprun not to be a subreaper while
+  // the middle process exits (the flag is put back as it was once it has).
+  int was_subreaper = 0;
+  prctl(PR_GET_CHILD_SUBREAPER, &was_subreaper, 0, 0, 0);
+  if (was_subreaper) prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
+  // No handler of oprun's may run in the middle process (it shares oprun's memory) or in
+  // the watchdog before its own set-up.
+  sigset_t all, previous;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &previous);
+  pid_t middle = vfork();
+  if (middle == 0) {
+    pid_t watchdog = (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+    if (watchdog == 0) watchdog_run(ends[1], grace_nanoseconds);
+    int32_t reply = watchdog > 0 ? watchdog : 0;
+    syscall(SYS_write, ends[1], &reply, sizeof reply);
+    syscall(SYS_exit_group, 0);
+  }
+  int fork_error = errno;
+  pthread_sigmask(SIG_SETMASK, &previous, 0);
+  close(ends[1]);
+  if (middle < 0) {
+    if (was_subreaper) prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    close(ends[0]);
+    errno = fork_error;
+    return -1;
+  }
+  while (waitpid(middle, 0, 0) < 0 && errno == EINTR) {
+  }
+  if (was_subreaper) prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+  // Written before the middle process exited; end of file when it could not fork.
+  int32_t watchdog = 0;
+  ssize_t count;
+  while ((count = read(ends[0], &watchdog, sizeof watchdog)) < 0 && errno == EINTR) {
+  }
+  if (count != (ssize_t)sizeof watchdog || watchdog <= 0) {
+    close(ends[0]);
+    errno = EAGAIN;
+    return -1;
+  }
+  *channel = ends[0];
+  return watchdog;
+}

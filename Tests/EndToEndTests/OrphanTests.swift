@@ -1,0 +1,184 @@
+import Foundation
+import Testing
+
+/// oprun dying without a chance to clean up (SPEC §3.4): its jobs do not run on unnoticed.
+/// Every run here carries a marker in its environment, so that its watchdog, a copy of
+/// oprun, can be told from those of runs other tests start at the same time. oprun is
+/// killed as soon as the jobs say they are ready, however far oprun itself has got: a
+/// job's group is known to the watchdog before the job's command runs.
+@Suite struct OrphanTests {
+  @Test func everyJobProcessDiesWhenOprunIsKilledAndOneIgnoringSigtermIsKilledAfterTheGrace() throws {
+    let folder = try Scratch()
+    try folder.manifest(
+      """
+      jobs:
+        obedient:
+          command: sleep 1000 & echo $! >> obedient.pids; sleep 1000 & echo $! >> obedient.pids; echo $$ >> obedient.pids; touch obedient.ready; wait
+        stubborn:
+          command: trap '' TERM; sleep 1000 & echo $! >> stubborn.pids; echo $$ >> stubborn.pids; touch stubborn.ready; wait
+      """)
+    let oprun = try OprunProcess(runArguments(["--grace", "0.5"]), in: folder)
+    try folder.waitUntilExists("obedient.ready")
+    try folder.waitUntilExists("stubborn.ready")
+    let pids = folder.pids("obedient.pids") + folder.pids("stubborn.pids")
+    defer { for pid in pids { kill(pid, SIGKILL) } }
+    #expect(pids.count == 5)
+
+    oprun.send(SIGKILL)
+    for pid in pids {
+      try waitUntil("process \(pid) of a job to end") { !isAlive(pid) }
+    }
+    #expect(oprun.wait().signal == SIGKILL)
+  }
+
+  /// Ctrl-Z stopped the job; it takes its SIGTERM now, its trap runs, rather than SIGKILL
+  /// ending it when the (long) grace is over. The job ignores SIGHUP: the kernel sends
+  /// SIGHUP and SIGCONT to a stopped group that oprun's death leaves orphaned (that the
+  /// watchdog's own SIGCONT is sent is `ExecutionWatchdogTests`'). Its output goes elsewhere:
+  /// dash reports its child's death by a signal on standard error, and the pipe to a killed
+  /// oprun would end it by SIGPIPE first. It loops on a builtin until it is stopped: a shell
+  /// stopped while it waits for a vforked child stopped before its exec never shows as stopped.
+  @Test func aJobStoppedByCtrlZTakesItsSigtermWhenOprunIsKilled() throws {
+    let folder = try Scratch()
+    try folder.manifest(
+      """
+      jobs:
+        worker:
+          command: exec > /dev/null 2>&1; trap '' HUP; trap 'touch got-term; exit 0' TERM; touch ready; while :; do :; done
+      """)
+    let oprun = try OprunProcess(runArguments(["--grace", "300"]), in: folder)
+    try folder.waitUntilExists("ready")
+    try folder.waitUntilExecuting("worker")
+    let worker = try #require(folder.events.pids(of: "worker").first)
+    defer { kill(-worker, SIGKILL) }
+    oprun.send(SIGTSTP)
+    try waitUntil("worker stopped") { ProcessStat(pid: worker)?.state == "T" }
+    try waitUntil("oprun stopped") { ProcessStat(pid: oprun.pid)?.state == "T" }
+
+    oprun.send(SIGKILL)
+    try folder.waitUntilExists("got-term")
+    try waitUntil("the worker's group to end") { liveMembers(ofGroup: worker).isEmpty }
+    #expect(oprun.wait().signal == SIGKILL)
+  }
+
+  @Test func aProcessDetachedWithSetsidOutlivesAKilledOprun() throws {
+    let folder = try Scratch()
+    let marker = "OPRUN_TEST_RUN=\(UUID().uuidString)"
+    try folder.manifest(
+      """
+      jobs:
+        daemon:
+          command: setsid sh -c 'echo $$ > daemon.pid; exec sleep 1000' & sleep 1000 & echo $! > child.pid; while [ ! -s daemon.pid ]; do sleep 0.01; done; touch ready; wait
+      """)
+    let oprun = try OprunProcess(runArguments(["--grace", "0.5"]), in: folder, environment: environment(marker))
+    try folder.waitUntilExists("ready")
+    let daemon = try #require(folder.pids("daemon.pid").first)
+    let child = try #require(folder.pids("child.pid").first)
+    defer { kill(daemon, SIGKILL) }
+    let watchdogs = liveWatchdogs(withEnvironment: marker)
+    #expect(watchdogs.count == 1)
+
+    oprun.send(SIGKILL)
+    try waitUntil("the job's child to end") { !isAlive(child) }
+    try waitUntil("the watchdog to end") { liveWatchdogs(withEnvironment: marker).isEmpty }
+    #expect(isAlive(daemon), "a setsid daemon is left alone by the watchdog")
+    // Foundation's Process learns of an exit through a descriptor the daemon holds too.
+    kill(daemon, SIGKILL)
+    #expect(oprun.wait().signal == SIGKILL)
+  }
+
+  @Test func aFinishedRunLeavesNoWatchdogAndItsDismissedWatchdogEndsNothing() throws {
+    let folder = try Scratch()
+    let marker = "OPRUN_TEST_RUN=\(UUID().uuidString)"
+    try folder.manifest(
+      """
+      jobs:
+        daemon:
+          command: setsid sh -c 'echo $$ > daemon.pid; exec sleep 1000' & while [ ! -s daemon.pid ]; do sleep 0.01; done; touch ready; while [ ! -e go ]; do sleep 0.01; done
+      """)
+    let oprun = try OprunProcess(runArguments(), in: folder, environment: environment(marker))
+    try folder.waitUntilExists("ready")
+    let daemon = try #require(folder.pids("daemon.pid").first)
+    defer { kill(daemon, SIGKILL) }
+    #expect(liveWatchdogs(withEnvironment: marker).count == 1, "the run has a watchdog while its job runs")
+
+    folder.touch("go")
+    // Foundation's Process learns of an exit through a descriptor the daemon holds too.
+    try waitUntil("oprun to end") { !isAlive(oprun.pid) }
+    try waitUntil("the watchdog to end") { liveWatchdogs(withEnvironment: marker).isEmpty }
+    #expect(isAlive(daemon))
+    expectNoProcessLeft(folder.events)
+    kill(daemon, SIGKILL)
+    #expect(oprun.wait().status == 0)
+  }
+
+  /// The watchdog holds none of oprun's descriptors: `oprun | cat` ends when oprun does,
+  /// even while the watchdog waits out a long grace for a job that ignores SIGTERM.
+  @Test func oprunPipedIntoCatEndsWhenOprunIsKilledWhileItsWatchdogWaits() throws {
+    let folder = try Scratch()
+    let marker = "OPRUN_TEST_RUN=\(UUID().uuidString)"
+    try folder.manifest(
+      """
+      jobs:
+        stubborn:
+          command: trap '' TERM; echo $PPID > oprun.pid; echo $$ > job.pid; touch ready; while :; do sleep 0.05; done
+      """)
+    let shell = try OprunProcess(
+      ["-c", "\"$0\" --grace 300 --events \(eventsFile) jobs.yaml | cat > cat.out; touch cat.ended", oprunBinary],
+      in: folder, environment: environment(marker), executable: "/bin/sh")
+    try folder.waitUntilExists("ready")
+    let oprun = try #require(folder.pids("oprun.pid").first)
+    let job = try #require(folder.pids("job.pid").first)
+    defer {
+      kill(-job, SIGKILL)
+      for watchdog in liveWatchdogs(withEnvironment: marker) { kill(watchdog, SIGKILL) }
+    }
+
+    kill(oprun, SIGKILL)
+    try folder.waitUntilExists("cat.ended")
+    #expect(liveWatchdogs(withEnvironment: marker).count == 1, "the watchdog still waits for the stubborn job")
+    kill(-job, SIGKILL)
+    #expect(shell.wait().status == 0)
+  }
+
+  /// A job inherits no descriptor of oprun's: the journal, the event and trace files, the
+  /// control socket, the watchdog's channel and another job's pipes are all close-on-exec.
+  @Test func aJobSeesOnlyStandardInputOutputAndError() throws {
+    let folder = try Scratch()
+    try folder.manifest(
+      """
+      jobs:
+        holder:
+          command: while [ ! -e listed ]; do sleep 0.01; done
+        lister:
+          command: ls /proc/$$/fd; touch listed
+      """)
+    // oprun starts with nothing but 0, 1 and 2, whatever this process leaves open.
+    let closeInherited = "for fd in /proc/$$/fd/*; do fd=${fd##*/}; [ \"$fd\" -gt 2 ] && eval \"exec $fd>&-\"; done"
+    let oprun = try OprunProcess(
+      ["-c", "\(closeInherited); exec \"$0\" \"$@\"", oprunBinary] + runArguments(["--trace", "trace.json"]),
+      in: folder, executable: "/bin/bash")
+    // Foundation's Process learns of an exit through a descriptor closed here with the rest.
+    try waitUntil("oprun to end") { !isAlive(oprun.pid) }
+    let run = oprun.wait()
+
+    #expect(run.status == 0, "\(run.stderr)")
+    // The shell's own descriptors, listed while its child runs `ls`.
+    let listed = run.stdout.split(separator: "\n").compactMap { line in
+      line.hasPrefix("lister | ") ? String(line.dropFirst("lister | ".count)) : nil
+    }
+    #expect(listed == ["0", "1", "2"])
+  }
+
+  private func environment(_ marker: String) -> [String: String] {
+    let parts = marker.split(separator: "=", maxSplits: 1).map(String.init)
+    return [parts[0]: parts[1]]
+  }
+}
+
+extension Scratch {
+  /// The process ids written one per line to `name`.
+  fileprivate func pids(_ name: String) -> [Int32] {
+    (read(name) ?? "").split(whereSeparator: \.isNewline).compactMap { Int32($0) }
+  }
+}
