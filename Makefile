@@ -5,7 +5,7 @@ RELEASE_FLAGS = -c release --static-swift-stdlib
 # Not OPRUN: that is the variable the end-to-end tests read, and a caller may export it.
 RELEASE_BINARY = .build/release/oprun
 
-.PHONY: all deps build debug demo test test-tsan bench install uninstall format lint clean
+.PHONY: all deps build debug demo test test-tsan test-asan torture resources bench install uninstall format lint clean
 
 all: build
 
@@ -40,6 +40,33 @@ test-tsan: deps
 	  $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --filter EndToEnd
 	@! ls .build-tsan/reports.* 2>/dev/null || (echo "ThreadSanitizer reported races in oprun" && false)
 
+# The torture campaign (Tests/EndToEndTests/TortureTests.swift): SEEDS random runs from FIRST,
+# or SEED alone, against OPRUN when set (e.g. the release binary), else the debug build. Each
+# seed's verdict goes to .build/torture.log; the folders of failing seeds to .build/torture-kept/.
+SEEDS ?= 200
+FIRST ?= 1
+torture: deps
+	$(SWIFT) build --build-tests
+	OPRUN_TORTURE_SEEDS=$(SEEDS) OPRUN_TORTURE_FIRST_SEED=$(FIRST) $(if $(SEED),OPRUN_TORTURE_SEED=$(SEED)) \
+	  OPRUN_TORTURE_LOG=$(CURDIR)/.build/torture.log OPRUN_TORTURE_KEEP=$(CURDIR)/.build/torture-kept \
+	  $(SWIFT) test --skip-build --filter TortureTests
+
+# The resource tests at full size (100,000 jobs, 10,000 grandchildren); `make test` runs smaller ones.
+resources: deps
+	$(SWIFT) build --build-tests
+	OPRUN_RESOURCES=full $(SWIFT) test --skip-build --filter ResourceTests
+
+# The same unit tests and the end-to-end tests under AddressSanitizer (leaks are not checked:
+# the Swift runtime keeps metadata caches for the life of the process).
+test-asan: deps
+	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
+	$(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan \
+	  --filter 'Queue|Execution|Reporting|RunDriver|Control|JSON|Manifest'
+	rm -f .build-asan/reports.*
+	OPRUN=$(CURDIR)/.build-asan/debug/oprun ASAN_OPTIONS=detect_leaks=0:log_path=$(CURDIR)/.build-asan/reports \
+	  $(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan --filter EndToEnd
+	@! ls .build-asan/reports.* 2>/dev/null || (echo "AddressSanitizer reported errors in oprun" && false)
+
 bench: build
 	$(SWIFT) build $(RELEASE_FLAGS) --product oprun-bench
 	Benchmarks/run.sh
@@ -60,4 +87,4 @@ lint:
 	@! git grep -nI '[[:blank:]]$$' -- ':!*.md' || (echo "trailing whitespace" && false)
 
 clean:
-	rm -rf .build .build-tsan
+	rm -rf .build .build-tsan .build-asan
