@@ -64,11 +64,12 @@ enum ResourceScale {
     let members = liveMembers(ofGroup: group).count
     #expect(members > ResourceScale.grandchildren, "the job's group holds \(members) processes")
     oprun.send(SIGINT)
+    #expect(oprun.awaitExit(limit: 300), "oprun still running 300 s after Ctrl-C")
+    let left = RunLeftovers.awaitNone(token: token, groups: [group], limit: 120)
+    #expect(left.isEmpty, "\(left.count) processes left, e.g. \(left.prefix(3))")
     let run = oprun.wait()
     #expect(run.signal == SIGINT)
     #expect(folder.events.outcome(of: "spawner") == "cancelled")
-    let left = RunLeftovers.awaitNone(token: token, groups: [group], limit: 120)
-    #expect(left.isEmpty, "\(left.count) processes left, e.g. \(left.prefix(3))")
   }
 
   /// oprun's peak memory grows with the manifest, not faster: ten times the trivial jobs

@@ -6,6 +6,8 @@ struct ProcessStat {
   var command: String
   /// `R`, `S`, `T`, `Z`, … (field 3).
   var state: Character
+  /// The parent's pid (field 4).
+  var parent: Int32
   /// The process group (field 5).
   var group: Int32
   /// The niceness (field 19).
@@ -23,10 +25,11 @@ struct ProcessStat {
     self.command = String(statLine[statLine.index(after: open)..<close])
     let fields = statLine[statLine.index(after: close)...].split(separator: " ")
     // fields[0] is field 3 of the line.
-    guard fields.count > 16, let state = fields[0].first, let group = Int32(fields[2]),
+    guard fields.count > 16, let state = fields[0].first, let parent = Int32(fields[1]), let group = Int32(fields[2]),
       let niceness = Int(fields[16])
     else { return nil }
     self.state = state
+    self.parent = parent
     self.group = group
     self.niceness = niceness
   }

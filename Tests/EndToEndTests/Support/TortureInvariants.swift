@@ -61,7 +61,9 @@ struct TortureInvariants {
     for problem in run.driveProblems { fail("termination", problem) }
     if !run.leftovers.isEmpty {
       let shown = run.leftovers.prefix(5).joined(separator: "; ")
-      fail("leftovers", "\(run.leftovers.count) processes of the run left 30 s after oprun exited: \(shown)")
+      fail(
+        "leftovers",
+        "\(run.leftovers.count) processes of the run left \(TortureRun.leftoverLimit) s after oprun exited: \(shown)")
     }
   }
 

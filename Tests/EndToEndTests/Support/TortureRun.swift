@@ -18,6 +18,8 @@ struct TortureRun {
 
   /// How long oprun may take before the test calls it hung and kills it.
   static let hangLimit = 240.0
+  /// How long after oprun's exit processes of the run may linger.
+  static let leftoverLimit = 15 + 3 * TortureScenario.grace
 
   /// Runs `scenario` in a fresh folder and collects everything the invariants need.
   init(_ scenario: TortureScenario) throws {
@@ -32,9 +34,9 @@ struct TortureRun {
     if let moment = scenario.action.afterTransitions {
       let follower = EventFollower(path: folder.path(eventsFile))
       try? waitUntil("transition \(moment)", limit: Self.hangLimit) {
-        follower.transitionCount() >= moment || !process.process.isRunning
+        follower.transitionCount() >= moment || !isAlive(process.pid)
       }
-      if process.process.isRunning {
+      if isAlive(process.pid) {
         signalMeetsRunningRun = follower.finishedCount() < scenario.jobs.count
         switch scenario.action {
         case .interrupt: signalSent = SIGINT
@@ -49,19 +51,17 @@ struct TortureRun {
         }
       }
     }
-    do {
-      try waitUntil("oprun to exit", limit: Self.hangLimit) { !process.process.isRunning }
-    } catch {
+    if !process.awaitExit(limit: Self.hangLimit) {
       problems.append("oprun still running \(Int(Self.hangLimit)) s after it started; killed")
       process.send(SIGKILL)
     }
-    finished = process.wait()
     log = folder.events
     driveProblems = problems
     // Leftovers get SIGTERM and SIGKILL after the grace; a SIGKILLed oprun's jobs get the
-    // same from whatever watches them. The deadline is generous for a loaded machine.
-    leftovers = RunLeftovers.awaitNone(
-      token: scenario.token, groups: Set(log.jobGroups), limit: 30 + 3 * TortureScenario.grace)
+    // same from whatever watches them. The deadline is generous for a loaded machine, and
+    // well short of the minute the longest-lived processes of a run would last on their own.
+    leftovers = RunLeftovers.awaitNone(token: scenario.token, groups: Set(log.jobGroups), limit: Self.leftoverLimit)
+    finished = process.wait()
   }
 
   /// After the first SIGUSR1: waits until every queue says it is suspended and no job is
@@ -69,13 +69,13 @@ struct TortureRun {
   private static func resume(_ process: OprunProcess, follower: EventFollower, queues: Int) -> [String] {
     do {
       try waitUntil("every queue suspended and idle", limit: hangLimit) {
-        !process.process.isRunning
+        !isAlive(process.pid)
           || (follower.count(of: "\"state\":\"suspended\"") >= queues && follower.executingNow() == 0)
       }
     } catch {
       return ["after SIGUSR1 the queues never stood suspended with nothing executing"]
     }
-    guard process.process.isRunning else { return [] }
+    guard isAlive(process.pid) else { return [] }
     process.send(SIGUSR1)
     return []
   }

@@ -53,6 +53,9 @@ struct TortureJob {
   var partialLine: Bool
   /// A grandchild that writes one line 0.2 s after the command's last line, holding the pipe open.
   var tail: Bool
+  /// A grandchild that outlives the job by a minute (`server &`), its output elsewhere: the
+  /// run's end must take it with it.
+  var daemon: Bool
   var completion: Bool
   var commandCount: Int
   var priority: String?
@@ -99,6 +102,7 @@ struct TortureJob {
     if tail {
       parts.append("(sleep 0.2; echo $T/t:tail; : > tails/\(name).a$OPRUN_ATTEMPT.c\(command)) &")
     }
+    if daemon { parts.append("sleep 60 > /dev/null 2>&1 &") }
     if partialLine { parts.append("printf %s $T/o:partial") }
     guard command == 0 else { return parts.joined(separator: "\n") }
     if failingAttempts > 0 { parts.append("[ \"$OPRUN_ATTEMPT\" -gt \(failingAttempts) ] || exit 3") }
@@ -106,7 +110,7 @@ struct TortureJob {
     case .success: break
     case .exit(let code): parts.append("exit \(code)")
     case .signal(let signal): parts.append("kill -\(signal == SIGKILL ? "KILL" : "SEGV") $$")
-    case .timeout: parts.append("sleep 5")
+    case .timeout: parts.append("sleep 60")
     }
     return parts.joined(separator: "\n")
   }
@@ -204,6 +208,7 @@ struct TortureScenario {
       errorLines: random.chance(0.2) ? random.int(in: 1...3) : 0,
       partialLine: !tail && random.chance(0.1),
       tail: tail,
+      daemon: random.chance(0.03),
       completion: random.chance(0.1),
       commandCount: random.chance(0.1) ? 2 : 1,
       priority: random.chance(0.2) ? random.pick([("low", 1), ("high", 1), ("veryHigh", 1)]) : nil
