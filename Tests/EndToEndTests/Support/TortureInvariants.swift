@@ -2,8 +2,11 @@ import Foundation
 
 /// One broken promise of the SPEC, named by the invariant it breaks.
 struct TortureViolation: CustomStringConvertible {
-  /// `stream`, `one-finish`, `dependencies`, `queue-limit`, `suspension`, `output`, `outcome`,
-  /// `policy`, `exit-status`, `completion`, `leftovers`, `termination`.
+  /// `stream`, `one-finish`, `dependencies`, `queue-limit`, `suspension`, `outcome`, `policy`,
+  /// `exit-status`, `completion`, `leftovers`, `termination`, and for the human output
+  /// `output-torn` (a line mixed with another or attributed to the wrong job), `output-lost`
+  /// (a line the job wrote missing or changed) and `output-late` (a line a job's leftover
+  /// process wrote after the job finished, while the run went on, missing).
   var invariant: String
   var detail: String
 
@@ -316,7 +319,7 @@ struct TortureInvariants {
   private mutating func checkOutput() {
     let output = TortureOutput(
       text: run.finished.stdout, mode: scenario.outputMode, jobs: Set(scenario.jobs.map(\.name)))
-    for problem in output.problems.prefix(10) { fail("output", problem) }
+    for problem in output.problems.prefix(10) { fail("output-torn", problem) }
     var expectedTags: Set<String> = []
     var cutJobs: Set<String> = []
     for job in scenario.jobs {
@@ -336,25 +339,25 @@ struct TortureInvariants {
               let marked = run.folder.exists(job.tailMarker(attempt: attempt, command: command))
               if !marked {
                 if !seen.isEmpty && seen != expected {
-                  fail("output", "\(tag): \(seen.prefix(3)), expected at most \(expected)")
+                  fail("output-torn", "\(tag): \(seen.prefix(3)), expected at most \(expected)")
                 }
                 continue
               }
               if seen != expected {
-                fail("output", "\(tag): the leftover wrote \(expected) while the run lasted, shown \(seen)")
+                fail("output-late", "\(tag): the leftover wrote \(expected) while the run lasted, shown \(seen)")
               }
               continue
             }
-            if let problem = Self.compare(seen, expected, whole: whole) { fail("output", "\(tag): \(problem)") }
+            if let problem = Self.compare(seen, expected, whole: whole) { fail("output-lost", "\(tag): \(problem)") }
           }
         }
       }
     }
     for (job, line) in output.cutLines where job.map({ !cutJobs.contains($0) }) ?? cutJobs.isEmpty {
-      fail("output", "a line cut short though \(job ?? "no job") was not stopped: \(line.prefix(80))")
+      fail("output-torn", "a line cut short though \(job ?? "no job") was not stopped: \(line.prefix(80))")
     }
     for tag in output.streams.keys.sorted() where !expectedTags.contains(tag) {
-      fail("output", "lines of \(tag), an attempt that never executed")
+      fail("output-torn", "lines of \(tag), an attempt that never executed")
     }
   }
 
