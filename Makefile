@@ -31,13 +31,14 @@ test: deps
 	$(SWIFT) test
 
 # The queue, process-layer, reporter, driver and control-channel tests under ThreadSanitizer, then the end-to-end
-# tests against an instrumented oprun (a report lands in .build-tsan/reports.*).
+# tests against an instrumented oprun (a report lands in .build-tsan/reports.*). The resource tests are left
+# out: they measure memory and time, which a sanitizer changes, and take minutes under one.
 test-tsan: deps
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
 	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --filter 'Queue|Execution|Reporting|RunDriver|Control|JSON'
 	rm -f .build-tsan/reports.*
 	OPRUN=$(CURDIR)/.build-tsan/debug/oprun TSAN_OPTIONS=log_path=$(CURDIR)/.build-tsan/reports \
-	  $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --filter EndToEnd
+	  $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --filter EndToEnd --skip ResourceTests
 	@! ls .build-tsan/reports.* 2>/dev/null || (echo "ThreadSanitizer reported races in oprun" && false)
 
 # The torture campaign (Tests/EndToEndTests/TortureTests.swift): SEEDS random runs from FIRST,
@@ -56,15 +57,16 @@ resources: deps
 	$(SWIFT) build --build-tests
 	OPRUN_RESOURCES=full $(SWIFT) test --skip-build --filter ResourceTests
 
-# The same unit tests and the end-to-end tests under AddressSanitizer (leaks are not checked:
-# the Swift runtime keeps metadata caches for the life of the process).
+# The same unit tests, the manifest's too, and the end-to-end tests (but the resource tests) under
+# AddressSanitizer. Leaks are not checked: XCTest, libdispatch and the Swift runtime keep
+# allocations for the life of the process, which LeakSanitizer reports at every exit.
 test-asan: deps
 	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
-	$(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan \
+	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan \
 	  --filter 'Queue|Execution|Reporting|RunDriver|Control|JSON|Manifest'
 	rm -f .build-asan/reports.*
 	OPRUN=$(CURDIR)/.build-asan/debug/oprun ASAN_OPTIONS=detect_leaks=0:log_path=$(CURDIR)/.build-asan/reports \
-	  $(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan --filter EndToEnd
+	  $(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan --filter EndToEnd --skip ResourceTests
 	@! ls .build-asan/reports.* 2>/dev/null || (echo "AddressSanitizer reported errors in oprun" && false)
 
 bench: build
