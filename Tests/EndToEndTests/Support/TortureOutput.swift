@@ -38,7 +38,7 @@ struct TortureOutput {
         attributed = mode == "grouped" ? block : (mode == "raw" ? Self.job(ofTagged: line) : nil)
         content = line
       } else {
-        if line.contains("@") { problems.append("torn line: \(Self.excerpt(line))") }
+        if line.contains("@") || Self.isTagFragment(line) { problems.append("torn line: \(Self.excerpt(line))") }
         block = nil
         continue
       }
@@ -67,6 +67,12 @@ struct TortureOutput {
     let tag = line[..<colon]
     guard tag.split(separator: "/").count == 4 else { return nil }
     return (String(tag), String(line[line.index(after: colon)...]))
+  }
+
+  /// Whether `line` is the end of a tagged line whose start was shown elsewhere (`4/a1/c0/o:6742`).
+  private static func isTagFragment(_ line: Substring) -> Bool {
+    line.wholeMatch(of: /[^ ]*\/a[0-9]+\/c[0-9]+\/[oet]:.*/) != nil
+      || line.wholeMatch(of: /[0-9]*\/c[0-9]+\/[oet]:.*/) != nil
   }
 
   private static func job(ofTagged line: Substring) -> String? {
