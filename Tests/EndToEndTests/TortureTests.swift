@@ -4,7 +4,7 @@ import Testing
 /// Which seeds run: `OPRUN_TORTURE_SEED` alone, else `OPRUN_TORTURE_SEEDS` of them from
 /// `OPRUN_TORTURE_FIRST_SEED` (default: a quick few from 1, for `make test`).
 enum TortureSeeds {
-  static let quickCount = 5
+  static let quickCount = 3
 
   static var all: [UInt64] {
     let environment = ProcessInfo.processInfo.environment
