@@ -5,7 +5,7 @@ RELEASE_FLAGS = -c release --static-swift-stdlib
 # Not OPRUN: that is the variable the end-to-end tests read, and a caller may export it.
 RELEASE_BINARY = .build/release/oprun
 
-.PHONY: all deps build debug demo test test-tsan bench fuzz install uninstall format lint clean
+.PHONY: all deps build debug demo test test-tsan test-asan torture resources bench fuzz install uninstall format lint clean
 
 all: build
 
@@ -30,15 +30,50 @@ test: deps
 	$(SWIFT) build
 	$(SWIFT) test
 
+# Where instrumented oprun processes write their reports: a folder every user can write to, since
+# the control tests run `oprun ctl` as another user too, and a sanitizer that cannot open its log exits.
+SANITIZER_REPORTS = /tmp/oprun-sanitizer-reports
+
 # The queue, process-layer, reporter, driver and control-channel tests under ThreadSanitizer, then the end-to-end
-# tests against an instrumented oprun (a report lands in .build-tsan/reports.*).
+# tests against an instrumented oprun (a report lands in $(SANITIZER_REPORTS)/tsan.*). The resource tests are left
+# out: they measure memory and time, which a sanitizer changes, and take minutes under one.
 test-tsan: deps
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
 	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --filter 'Queue|Execution|Reporting|RunDriver|Control|JSON'
-	rm -f .build-tsan/reports.*
-	OPRUN=$(CURDIR)/.build-tsan/debug/oprun TSAN_OPTIONS=log_path=$(CURDIR)/.build-tsan/reports \
-	  $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --filter EndToEnd
-	@! ls .build-tsan/reports.* 2>/dev/null || (echo "ThreadSanitizer reported races in oprun" && false)
+	install -d -m 1777 $(SANITIZER_REPORTS)
+	rm -f $(SANITIZER_REPORTS)/tsan.*
+	OPRUN=$(CURDIR)/.build-tsan/debug/oprun TSAN_OPTIONS=log_path=$(SANITIZER_REPORTS)/tsan \
+	  $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --filter EndToEnd --skip ResourceTests
+	@! ls $(SANITIZER_REPORTS)/tsan.* 2>/dev/null || (echo "ThreadSanitizer reported races in oprun" && false)
+
+# The torture campaign (Tests/EndToEndTests/TortureTests.swift): SEEDS random runs from FIRST,
+# or SEED alone, against OPRUN when set (e.g. the release binary), else the debug build. Each
+# seed's verdict goes to .build/torture.log; the folders of failing seeds to .build/torture-kept/.
+SEEDS ?= 200
+FIRST ?= 1
+torture: deps
+	$(SWIFT) build --build-tests
+	OPRUN_TORTURE_SEEDS=$(SEEDS) OPRUN_TORTURE_FIRST_SEED=$(FIRST) $(if $(SEED),OPRUN_TORTURE_SEED=$(SEED)) \
+	  OPRUN_TORTURE_LOG=$(CURDIR)/.build/torture.log OPRUN_TORTURE_KEEP=$(CURDIR)/.build/torture-kept \
+	  $(SWIFT) test --skip-build --filter TortureTests
+
+# The resource tests at full size (100,000 jobs, 10,000 grandchildren); `make test` runs smaller ones.
+resources: deps
+	$(SWIFT) build --build-tests
+	OPRUN_RESOURCES=full $(SWIFT) test --skip-build --filter ResourceTests
+
+# The same unit tests, the manifest's too, and the end-to-end tests (but the resource tests) under
+# AddressSanitizer. Leaks are not checked: XCTest, libdispatch and the Swift runtime keep
+# allocations for the life of the process, which LeakSanitizer reports at every exit.
+test-asan: deps
+	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
+	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan \
+	  --filter 'Queue|Execution|Reporting|RunDriver|Control|JSON|Manifest'
+	install -d -m 1777 $(SANITIZER_REPORTS)
+	rm -f $(SANITIZER_REPORTS)/asan.*
+	OPRUN=$(CURDIR)/.build-asan/debug/oprun ASAN_OPTIONS=detect_leaks=0:log_path=$(SANITIZER_REPORTS)/asan \
+	  $(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan --filter EndToEnd --skip ResourceTests
+	@! ls $(SANITIZER_REPORTS)/asan.* 2>/dev/null || (echo "AddressSanitizer reported errors in oprun" && false)
 
 bench: build
 	$(SWIFT) build $(RELEASE_FLAGS) --product oprun-bench
@@ -79,4 +114,4 @@ lint:
 	@! git grep -nI '[[:blank:]]$$' -- ':!*.md' || (echo "trailing whitespace" && false)
 
 clean:
-	rm -rf .build .build-tsan
+	rm -rf .build .build-tsan .build-asan

@@ -48,6 +48,25 @@ import Testing
     #expect(Set(rightLines) == ["right-1", "right-err", "right-2"], "\(run.stdout)")
   }
 
+  /// A line an attempt leaves unfinished is ended in the job's block: the next attempt's
+  /// first line, or another command's, starts a line of its own (SPEC §2, lines never torn).
+  @Test(arguments: ["grouped", "raw", "prefixed"])
+  func aLineAnAttemptLeftUnfinishedIsNotGluedToTheNextAttempts(mode: String) throws {
+    let folder = try Scratch()
+    try folder.manifest(
+      """
+      jobs:
+        flaky:
+          command: if [ -e tried ]; then echo second; else touch tried; printf partial; exit 1; fi
+          retries: 1
+      """)
+    let run = try runOprun(runArguments(["--output", mode]), in: folder)
+    #expect(run.status == 0, "\(run.stderr)")
+    let lines = run.stdout.split(separator: "\n").map { $0.replacing("flaky | ", with: "") }
+    #expect(lines.contains("partial") && lines.contains("second"), "\(run.stdout)")
+    #expect(!run.stdout.contains("partialsecond"), "\(run.stdout)")
+  }
+
   @Test func rawOutputPassesTwoHundredMegabytesThroughWithNothingLost() throws {
     let folder = try Scratch()
     try folder.manifest(

@@ -13,6 +13,8 @@ final class OutputReader {
   let fd: Int32
   let stream: OutputStream
   private var splitter: LineSplitter?
+  /// A last unfinished line is delivered with a `\n` added.
+  private var endingLastLine = false
   private let handler: OutputHandler
   private(set) var isClosed = false
 
@@ -24,8 +26,9 @@ final class OutputReader {
     self.fd = fd
     self.stream = stream
     self.handler = handler
-    if case .lines(let maximumLength, let endings) = framing {
+    if case .lines(let maximumLength, let endings, let endingLastLine) = framing {
       splitter = LineSplitter(maximumLength: maximumLength, endings: endings)
+      self.endingLastLine = endingLastLine
     }
   }
 
@@ -119,8 +122,14 @@ final class OutputReader {
     splitter!.split(chunk) { handler(stream, $0) }
   }
 
+  /// Delivers the line a process left unfinished when it exited or closed the pipe, if
+  /// any; ended with a newline when the framing says so.
   private func flushPartialLine() {
     let (stream, handler) = (self.stream, self.handler)
-    splitter?.finish { handler(stream, $0) }
+    if endingLastLine {
+      splitter?.finish { handler(stream, $0 + [UInt8(ascii: "\n")]) }
+    } else {
+      splitter?.finish { handler(stream, $0) }
+    }
   }
 }

@@ -46,7 +46,7 @@ final class RunSession {
     }
 
     let backend = LocalBackend(
-      loop: loop, framing: configuration.outputMode == .raw ? .terminalLines : .lines,
+      loop: loop, framing: configuration.outputMode == .raw ? .terminalLines : .jobLines,
       environment: JobEnvironment(inherited: JobEnvironment.inherited()), grace: configuration.grace)
     let driver = RunDriver(
       graph: graph, failurePolicy: configuration.failurePolicy ?? graph.manifest.onFailure,
