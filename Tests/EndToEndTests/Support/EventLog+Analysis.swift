@@ -80,6 +80,7 @@ extension EventLog {
 
 extension [String: Any] {
   func int(_ key: String) -> Int? { (self[key] as? NSNumber)?.intValue }
+  func double(_ key: String) -> Double? { (self[key] as? NSNumber)?.doubleValue }
   func string(_ key: String) -> String? { self[key] as? String }
   /// True when the field is present and JSON null.
   func isNull(_ key: String) -> Bool { self[key] is NSNull }

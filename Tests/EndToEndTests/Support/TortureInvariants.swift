@@ -337,10 +337,15 @@ struct TortureInvariants {
     var cutJobs: Set<String> = []
     for job in scenario.jobs {
       let transitions = log.named("transition", job: job.name)
+      let timeouts = log.named("cancelled", job: job.name).filter { $0.string("reason") == "timeout" }
       for (position, event) in transitions.enumerated() where event.string("to") == "executing" {
         let attempt = event.int("attempt") ?? 0
         let end = position + 1 < transitions.count ? transitions[position + 1] : [:]
-        let whole = end.string("to") == "ready" || ["succeeded", "failed"].contains(end.string("outcome") ?? "")
+        // An attempt retried after its time limit was cut short, as a timed-out job is.
+        let (started, ended) = (event.double("t") ?? 0, end.double("t") ?? .infinity)
+        let timedOut = timeouts.contains { ($0.double("t") ?? 0) >= started && ($0.double("t") ?? 0) <= ended }
+        let whole =
+          !timedOut && (end.string("to") == "ready" || ["succeeded", "failed"].contains(end.string("outcome") ?? ""))
         if !whole { cutJobs.insert(job.name) }
         for command in 0..<job.commandCount {
           for stream: Character in ["o", "e", "t"] {

@@ -87,7 +87,10 @@ import Testing
     defer { removeTree(folder) }
     // A listener that never accepts: the request is queued, and no answer comes.
     let silent = try UnixSocket.listen(at: folder + "/1.sock", backlog: 4).get()
-    defer { close(silent) }
+    // Closed once, here or below: a second close could close a descriptor another test
+    // running alongside has just opened under the same number.
+    var silentIsOpen = true
+    defer { if silentIsOpen { close(silent) } }
     let client = try ControlClient.connect(folder + "/1.sock").get()
     let start = ControlClient.now()
     guard case .failure(.timedOut) = client.request("status", [], deadline: start + 0.2) else {
@@ -96,6 +99,7 @@ import Testing
     }
     #expect(ControlClient.now() - start >= 0.2)
     close(silent)
+    silentIsOpen = false
     guard case .failure(.gone) = ControlClient.connect(folder + "/1.sock") else {
       Issue.record("a socket nobody listens on is a run that has gone")
       return
