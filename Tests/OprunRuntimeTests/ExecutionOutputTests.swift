@@ -146,6 +146,13 @@ import Testing
 
   @Test func concatenationGivesBackTheStream() {
     let stream = (0..<500).map { "line \($0) " + String(repeating: "z", count: $0 % 37) + "\n" }.joined() + "tail"
+    let chunks = Self.cut(stream) { $0 % 97 + 13 }
+    #expect(split(chunks, maximumLength: 20).joined() == stream)
+  }
+
+  /// `stream` cut into chunks of changing sizes, as reads of a pipe cut it: the first of one
+  /// byte, each next one's size computed from the last's.
+  static func cut(_ stream: String, nextSize: (Int) -> Int) -> [String] {
     let bytes = Array(stream.utf8)
     var chunks: [String] = []
     var index = 0
@@ -154,9 +161,9 @@ import Testing
       let end = min(index + size, bytes.count)
       chunks.append(String(decoding: bytes[index..<end], as: UTF8.self))
       index = end
-      size = size % 97 + 13
+      size = nextSize(size)
     }
-    #expect(split(chunks, maximumLength: 20).joined() == stream)
+    return chunks
   }
 }
 
@@ -180,16 +187,7 @@ extension ExecutionLineSplitterTests {
     let stream =
       (0..<800).map { "step \($0) " + String(repeating: "r", count: $0 % 41) + ($0 % 3 == 0 ? "\r" : "\n") }
       .joined() + "tail"
-    let bytes = Array(stream.utf8)
-    var chunks: [String] = []
-    var index = 0
-    var size = 1
-    while index < bytes.count {
-      let end = min(index + size, bytes.count)
-      chunks.append(String(decoding: bytes[index..<end], as: UTF8.self))
-      index = end
-      size = size % 89 + 7
-    }
+    let chunks = Self.cut(stream) { $0 % 89 + 7 }
     let lines = split(chunks, maximumLength: 30, endings: .newlineOrReturn)
     #expect(lines.joined() == stream)
     #expect(lines.allSatisfy { $0.utf8.count <= 30 })
