@@ -28,9 +28,11 @@ import Testing
 
   @Test func aGroupThatIgnoresTerminationGetsKilledWhenTheGraceEnds() throws {
     let loop = EventLoop()
-    let (stubborn, record) = try startChild("trap '' TERM; while :; do sleep 0.05; done", loop: loop)
+    let (stubborn, record) = try startChild("trap '' TERM; echo trapped; while :; do sleep 0.05; done", loop: loop)
     var watchdog: Watchdog? = try Watchdog.start(grace: 0.2).get()
     watchdog?.watch(stubborn.processGroup)
+    // The SIGTERM must find the trap set: a shell still starting up would die of it.
+    runLoop(loop) { !record.chunks.isEmpty }
     watchdog = nil
 
     runLoop(loop) { record.termination != nil }
