@@ -99,7 +99,7 @@ final class LocalBackend: JobBackend {
       onOutput: { [unowned self] stream, bytes in reportHandler?(.output(work, stream, Array(bytes))) },
       onExit: { [unowned self] termination in
         // A group left empty can never be joined again: only its number can come back.
-        if !processGroupExists(group) { watchdog?.forget(group) }
+        if let watchdog, !processGroupExists(group) { watchdog.forget(group) }
         reportHandler?(.exited(work, handle, termination))
       })
     return handle
