@@ -10,6 +10,7 @@ struct Oprun: ParsableCommand {
     usage: """
       oprun [options] [MANIFEST] [JOB...]
       oprun check [MANIFEST]
+      oprun graph [MANIFEST] [--format dot|mermaid] [--run EVENTS] [JOB...]
       oprun ctl [--pid PID | --manifest PATH] COMMAND [ARG...]
       oprun log [--json] [MANIFEST | RUN-ID]
       """,
@@ -20,7 +21,7 @@ struct Oprun: ParsableCommand {
       options of a run, and man oprun(1).
       """,
     version: oprunVersion,
-    subcommands: [RunCommand.self, Check.self, Ctl.self, Log.self],
+    subcommands: [RunCommand.self, Check.self, Graph.self, Ctl.self, Log.self],
     defaultSubcommand: RunCommand.self
   )
 
@@ -54,10 +55,13 @@ struct Oprun: ParsableCommand {
   static let commandsHelp = """
     COMMANDS:
       check [MANIFEST]        Check a manifest and report every problem in it; run nothing.
+      graph [MANIFEST] [JOB...]
+                              Print the job graph (--format dot|mermaid), coloured by a run
+                              with --run EVENTS.
       ctl COMMAND [ARG...]    Steer or watch a run in progress: list, status, cancel, cancel-all,
                               suspend, resume, limit, priority, pause, continue, watch.
       log [MANIFEST | RUN-ID] List a manifest's past runs, or the jobs of one run.
 
-      See 'oprun help check', 'oprun help ctl', 'oprun help log' and man oprun(1).
+      See 'oprun help check', 'oprun help graph', 'oprun help ctl', 'oprun help log' and man oprun(1).
     """
 }

@@ -49,14 +49,18 @@ public enum LocalRun {
     if let limit = configuration.maxConcurrent {
       for index in graph.queues.indices { graph.queues[index].maxConcurrent = limit }
     }
-    if !configuration.targets.isEmpty {
-      do throws(TargetError) {
-        graph = try graph.restricted(to: configuration.targets)
-      } catch {
-        return .failure(Message("oprun: error: \(error)\n"))
-      }
+    return selecting(configuration.targets, in: graph)
+  }
+
+  /// The jobs called `targets` and their dependencies (every job when there are none), or
+  /// the error for the first unknown name.
+  static func selecting(_ targets: [String], in graph: JobGraph) -> Result<JobGraph, Message> {
+    guard !targets.isEmpty else { return .success(graph) }
+    do throws(TargetError) {
+      return .success(try graph.restricted(to: targets))
+    } catch {
+      return .failure(Message("oprun: error: \(error)\n"))
     }
-    return .success(graph)
   }
 
   struct Message: Error {
