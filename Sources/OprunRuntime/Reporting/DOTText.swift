@@ -48,14 +48,19 @@ enum DOTText {
   static func quoted(_ line: String) -> String { "\"" + escaped(line) + "\"" }
 
   /// A quote or a backslash in a DOT string is escaped with a backslash; a backslash left
-  /// alone would start an escape of Graphviz's own (`\N`, `\l`).
+  /// alone would start an escape of Graphviz's own (`\N`, `\l`), and an `&` an HTML entity
+  /// (`&amp;`), so it is written as one.
   static func escaped(_ line: String) -> String {
-    guard line.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return line }
+    guard line.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "&") })
+    else { return line }
     var escaped = ""
-    escaped.reserveCapacity(line.utf8.count + 4)
-    for character in line.unicodeScalars {
-      if character == "\"" || character == "\\" { escaped.unicodeScalars.append("\\") }
-      escaped.unicodeScalars.append(character)
+    escaped.reserveCapacity(line.utf8.count + 8)
+    for scalar in line.unicodeScalars {
+      switch scalar {
+      case "\"", "\\": escaped += "\\" + String(scalar)
+      case "&": escaped += "&amp;"
+      default: escaped.unicodeScalars.append(scalar)
+      }
     }
     return escaped
   }
