@@ -113,6 +113,37 @@ import Testing
     #expect(drawn.node(named: "ok")?.dashed == false)
   }
 
+  @Test func aRunCutOffWhileAJobRanShowsItRunningAndWhatWaitedForItNotStarted() throws {
+    let folder = try Scratch()
+    try folder.manifest(
+      """
+      name: cut
+      jobs:
+        quick: {command: 'true'}
+        long: {command: 'echo $$ > long.pid; exec sleep 1000', dependencies: [quick]}
+        waiting: {command: 'true', dependencies: [long]}
+      """)
+    let oprun = try OprunProcess(["jobs.yaml", "--events", "events.ndjson", "--grace", "0.5"], in: folder)
+    try waitUntil("the event of long's start") {
+      (folder.read("events.ndjson") ?? "").split(separator: "\n").contains {
+        $0.contains("\"job\":\"long\"") && $0.contains("\"to\":\"executing\"")
+      }
+    }
+    oprun.send(SIGKILL)
+    #expect(oprun.wait().signal == SIGKILL)
+    if let pid = Int32((folder.read("long.pid") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)) {
+      try waitUntil("long's process to end with the run") { kill(pid, 0) != 0 }
+    }
+    let drawn = try drawWithGraphviz(try Self.graph(["jobs.yaml", "--run", "events.ndjson"], in: folder), in: folder)
+    let long = try #require(drawn.node(named: "long"))
+    #expect(long.fill == "#a9cbf0")
+    #expect(long.texts.last?.wholeMatch(of: /running for [0-9]+\.[0-9][0-9]s/) != nil, "\(long.texts)")
+    let waiting = try #require(drawn.node(named: "waiting"))
+    #expect(waiting.fill == "#ffffff" && waiting.dashed)
+    #expect(["not started", "not run"].contains(waiting.texts.last), "\(waiting.texts)")
+    #expect(drawn.node(named: "quick")?.fill == "#b8e0b0")
+  }
+
   @Test func hostileNamesReadBackFromGraphvizAsTheyAreWritten() throws {
     let folder = try Scratch()
     try folder.manifest(Self.hostile)

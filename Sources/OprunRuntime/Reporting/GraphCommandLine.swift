@@ -55,8 +55,9 @@ public enum GraphCommandLine {
       guard run.run != nil || !run.jobs.isEmpty else {
         return .failure(error("'\(shownPath)' holds no oprun events: give the file a run wrote with --events"))
       }
-      let count = counted(run.unreadableLines.count, "line")
-      warn("skipped \(count) of '\(shownPath)' that \(run.unreadableLines.count == 1 ? "is" : "are") no event")
+      let count = run.unreadableLines.count
+      warn(
+        "skipped \(counted(count, "line")) of '\(shownPath)' that \(count == 1 ? "is not an event" : "are not events")")
     }
     if let warning = unknownJobsWarning(run, graph: graph, path: shownPath) { warn(warning) }
     return .success(run)
