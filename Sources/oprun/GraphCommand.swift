@@ -21,7 +21,7 @@ struct Graph: ParsableCommand {
   @Argument(help: ArgumentHelp("Show only these jobs and their dependencies.", valueName: "JOB"))
   var jobs: [String] = []
 
-  @Option(help: ArgumentHelp("dot (Graphviz, the default) or mermaid.", valueName: "FORMAT"))
+  @Option(help: ArgumentHelp("Graphviz DOT or a mermaid flowchart.", valueName: "FORMAT"))
   var format: GraphFormat = .dot
 
   @Option(

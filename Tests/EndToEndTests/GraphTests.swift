@@ -239,6 +239,14 @@ import Testing
     #expect(missing.stdout.isEmpty && foreign.stdout.isEmpty)
   }
 
+  @Test func anUnknownFormatIsAUsageErrorThatNamesTheFormats() throws {
+    let folder = try Scratch()
+    let result = try runOprun(["graph", Self.demo, "--format", "svg"], in: folder)
+    #expect(result.status == 2)
+    #expect(result.stderr.contains("'dot' and 'mermaid'"), "\(result.stderr)")
+    #expect(result.stdout.isEmpty)
+  }
+
   @Test func helpListsTheGraphCommandAndItsOptions() throws {
     let folder = try Scratch()
     let help = try runOprun(["--help"], in: folder)
