@@ -13,6 +13,8 @@ public struct RecordedRun: Sendable {
     public var pending: Double?
     /// When it last became ready.
     public var ready: Double?
+    /// The dependency whose finishing made it ready (`after`), when the stream says.
+    public var after: String?
     /// Each time it ran: one per attempt, a retry included.
     public var attempts: [Attempt] = []
     /// When it became finished.
@@ -200,6 +202,7 @@ public struct RecordedRun: Sendable {
       jobs[index].pending = jobs[index].pending ?? time
     case .ready:
       jobs[index].ready = time
+      if let after = value["after"]?.stringValue { jobs[index].after = after }
     case .executing:
       let pids = (value["pids"]?.arrayValue ?? []).compactMap(\.intValue)
       let number = value["attempt"]?.intValue ?? jobs[index].attempts.count + 1
