@@ -12,6 +12,7 @@ struct Oprun: ParsableCommand {
       oprun check [MANIFEST]
       oprun ctl [--pid PID | --manifest PATH] COMMAND [ARG...]
       oprun log [--json] [MANIFEST | RUN-ID]
+      oprun report EVENTS --html OUT
       """,
     discussion: """
       Runs MANIFEST (default ./jobs.yaml): every job becomes an operation in a \
@@ -20,7 +21,7 @@ struct Oprun: ParsableCommand {
       options of a run, and man oprun(1).
       """,
     version: oprunVersion,
-    subcommands: [RunCommand.self, Check.self, Ctl.self, Log.self],
+    subcommands: [RunCommand.self, Check.self, Ctl.self, Log.self, Report.self],
     defaultSubcommand: RunCommand.self
   )
 
@@ -57,7 +58,9 @@ struct Oprun: ParsableCommand {
       ctl COMMAND [ARG...]    Steer or watch a run in progress: list, status, cancel, cancel-all,
                               suspend, resume, limit, priority, pause, continue, watch.
       log [MANIFEST | RUN-ID] List a manifest's past runs, or the jobs of one run.
+      report EVENTS --html OUT
+                              Make a self-contained HTML page of a run from its --events file.
 
-      See 'oprun help check', 'oprun help ctl', 'oprun help log' and man oprun(1).
+      See 'oprun help check', 'oprun help ctl', 'oprun help log', 'oprun help report' and man oprun(1).
     """
 }

@@ -86,6 +86,8 @@ public struct RecordedRun: Sendable {
   public var warnings: [String] = []
   /// Lines that are no JSON object with a `t` and an `event` (1-based), skipped.
   public var unreadableLines: [Int] = []
+  /// Lines read as events: 0 for a file that holds no event at all.
+  public var eventCount = 0
 
   /// Whether the stream ends with `run-finished`.
   public var isComplete: Bool { exitCode != nil }
@@ -131,6 +133,7 @@ public struct RecordedRun: Sendable {
       return
     }
     end = max(end, time)
+    eventCount += 1
     apply(event, value, at: time)
   }
 
