@@ -39,9 +39,15 @@ extension HTMLReport {
       var minutes = Math.floor(t / 60);
       return minutes + "m " + (t - minutes * 60).toFixed(1).padStart(4, "0") + "s";
     }
+    // How a command ended, in words: "exit 4", "killed by SIGTERM (15)".
+    function ending(exitCode, signal) {
+      if (signal !== null && signal !== undefined) return "killed by " + exitText(exitCode, signal);
+      return exitCode !== null && exitCode !== undefined ? "exit " + exitCode : "no exit status";
+    }
     function at(t) { return t === undefined || t === null ? "—" : t.toFixed(3) + " s"; }
+    var SIGNALS = { 1: "SIGHUP", 2: "SIGINT", 3: "SIGQUIT", 6: "SIGABRT", 9: "SIGKILL", 13: "SIGPIPE", 15: "SIGTERM" };
     function exitText(exitCode, signal) {
-      if (signal !== null && signal !== undefined) return "signal " + signal;
+      if (signal !== null && signal !== undefined) return SIGNALS[signal] ? SIGNALS[signal] + " (" + signal + ")" : "signal " + signal;
       if (exitCode !== null && exitCode !== undefined) return String(exitCode);
       return "—";
     }
@@ -104,7 +110,7 @@ extension HTMLReport {
         if (job.outcome !== "failed" && job.outcome !== "timed-out") return;
         var item = element("li");
         item.appendChild(jobLink(index));
-        var words = " — " + job.outcome + ", exit " + exitText(job.exit_code, job.signal);
+        var words = " — " + job.outcome + ", " + ending(job.exit_code, job.signal);
         if (job.duration !== undefined) words += ", after " + seconds(job.duration);
         if (job.error) words += ": " + job.error;
         item.appendChild(document.createTextNode(words));
@@ -311,7 +317,7 @@ extension HTMLReport {
     function describe(bar) {
       var job = jobs[bar.job];
       var lines = [job.name, queues[job.queue].name + " · attempt " + bar.attempt,
-        bar.state + (bar.open ? " (cut off)" : "") + " · exit " + exitText(bar.exit_code, bar.signal),
+        bar.state + (bar.open ? " (cut off)" : "") + " · " + ending(bar.exit_code, bar.signal),
         at(bar.start) + " – " + at(bar.end) + " (" + seconds(bar.end - bar.start) + ")"];
       if (job.cancelled) lines.push("cancelled (" + job.cancelled.reason + ") at " + at(job.cancelled.t));
       if (critical.has(bar.job)) lines.push("on the critical path");

@@ -39,7 +39,9 @@ extension HTMLReport {
       row.appendChild(name);
       row.appendChild(element("span", null, queues[job.queue].name));
       row.appendChild(element("span", null, outcome));
-      row.appendChild(element("span", "num", exitText(job.exit_code, job.signal)));
+      var exitCell = element("span", "num", job.signal ? SIGNALS[job.signal] || "signal " + job.signal : exitText(job.exit_code));
+      exitCell.title = ending(job.exit_code, job.signal);
+      row.appendChild(exitCell);
       row.appendChild(element("span", "num", attempts.length));
       row.appendChild(element("span", "num", attempts.length ? at(bars[attempts[0]].start) : "—"));
       row.appendChild(element("span", "num", job.duration !== undefined ? seconds(job.duration) : "—"));
@@ -76,14 +78,14 @@ extension HTMLReport {
       fact("queue", queues[job.queue].name);
       fact("outcome", outcomeOf(job) + (job.resumed ? " (resumed, not run again)" : ""));
       fact("exit status", job.signal !== null && job.signal !== undefined ? null : job.exit_code);
-      fact("signal", job.signal);
+      fact("signal", job.signal !== null && job.signal !== undefined ? exitText(null, job.signal) : null);
       fact("duration", job.duration !== undefined ? seconds(job.duration) : null);
       fact("attempts", barsOfJob[index].length);
       fact("ready after", job.after !== undefined && jobIndex.has(job.after) ? jobLink(jobIndex.get(job.after)) : job.after);
       fact("cancelled", job.cancelled ? job.cancelled.reason + " at " + at(job.cancelled.t) : null);
       fact("could not start", job.error);
       fact("why", job.reason);
-      if (job.completion) fact("completion", "exit " + exitText(job.completion.exit_code, job.completion.signal));
+      if (job.completion) fact("completion", ending(job.completion.exit_code, job.completion.signal));
       fact("critical path", critical.has(index) ? "yes" : null);
       body.appendChild(facts);
       body.appendChild(element("strong", null, "Transitions"));
@@ -99,7 +101,7 @@ extension HTMLReport {
         }
         steps.push([bar.start, "executing, attempt " + bar.attempt]);
         if (bar.state === "retried") {
-          steps.push([bar.end, "ready again: attempt " + bar.attempt + " ended with exit " + exitText(bar.exit_code, bar.signal)]);
+          steps.push([bar.end, "ready again: attempt " + bar.attempt + " ended, " + ending(bar.exit_code, bar.signal)]);
         }
         if (bar.open) steps.push([bar.end, "still executing when the stream was cut off"]);
       });
@@ -109,7 +111,7 @@ extension HTMLReport {
       });
       if (job.cancelled) steps.push([job.cancelled.t, "cancelled: " + job.cancelled.reason]);
       if (job.finished !== undefined) {
-        steps.push([job.finished, "finished: " + job.outcome + ", exit " + exitText(job.exit_code, job.signal)]);
+        steps.push([job.finished, "finished: " + job.outcome + ", " + ending(job.exit_code, job.signal)]);
       }
       steps.sort(function (a, b) { return a[0] - b[0]; });
       var list = element("ol");
@@ -130,6 +132,11 @@ extension HTMLReport {
     layoutTimeline();
     draw();
     drawTable(true);
+    // A link to one job: report.html#job=NAME opens with its details.
+    if (location.hash.indexOf("#job=") === 0) {
+      var linked = jobIndex.get(decodeURIComponent(location.hash.slice(5)));
+      if (linked !== undefined) select(linked, true);
+    }
     root.setAttribute("data-drawn-ms", performance.now().toFixed(1));
     root.setAttribute("data-ready", "1");
     })();
