@@ -276,7 +276,7 @@ extension HTMLReport {
       context.fillStyle = "#656d76"; context.font = "11px system-ui, sans-serif";
       for (tick = Math.floor(t0 / step) * step; tick <= t1; tick += step) {
         var labelX = x(tick);
-        if (labelX < GUTTER) continue;
+        if (labelX < GUTTER || labelX + 44 > width) continue;
         context.fillText(tick === 0 ? "0" : seconds(tick).replace(" ", ""), labelX + 3, AXIS / 2);
       }
       context.fillStyle = "#1f2328"; context.font = "600 12px system-ui, sans-serif";
