@@ -123,7 +123,16 @@ extension HTMLReport {
       var box = $("critical-path");
       var path = data.critical_path;
       if (!path.length) { box.textContent = "No job ran."; return; }
+      // A long chain shows its ends: its every job is marked in the timeline and the table.
+      var SHOWN_AT_EACH_END = 12;
       path.forEach(function (index, position) {
+        var fromEnd = path.length - 1 - position;
+        if (position >= SHOWN_AT_EACH_END && fromEnd >= SHOWN_AT_EACH_END) {
+          if (position === SHOWN_AT_EACH_END) {
+            box.appendChild(element("span", "arrow", "→ … " + (path.length - 2 * SHOWN_AT_EACH_END) + " more jobs …"));
+          }
+          return;
+        }
         if (position > 0) box.appendChild(element("span", "arrow", "→"));
         box.appendChild(jobLink(index));
       });
