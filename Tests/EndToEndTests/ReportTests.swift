@@ -21,6 +21,9 @@ import Testing
     #expect(jobs.count == 11)
 
     let page = try Self.reportPage(in: folder)
+    // Self-contained: nothing is loaded from anywhere.
+    let file = try #require(folder.read("report.html"))
+    #expect(!file.contains("://") && !file.contains(" src=") && !file.contains("<link"))
     #expect(Set(page.jobs(inTagsStartingWith: "<div class=\"row body")) == jobs)
     #expect(Set(page.jobs(inTagsStartingWith: "<li data-job=")) == jobs)
     #expect(page.text(ofElementWithID: "status") == "exit status 0")

@@ -46,7 +46,9 @@ extension HTMLReport {
       row.appendChild(element("span", "num", attempts.length ? at(bars[attempts[0]].start) : "—"));
       row.appendChild(element("span", "num", job.duration !== undefined ? seconds(job.duration) : "—"));
       row.appendChild(element("span", null, job.after || ""));
+      row.tabIndex = 0;
       row.addEventListener("click", function () { select(index, true); });
+      row.addEventListener("keydown", function (event) { if (event.key === "Enter") select(index, true); });
       return row;
     }
     tableScroller.addEventListener("scroll", function () { drawTable(false); });
