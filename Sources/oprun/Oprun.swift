@@ -11,6 +11,7 @@ struct Oprun: ParsableCommand {
       oprun [options] [MANIFEST] [JOB...]
       oprun check [MANIFEST]
       oprun graph [MANIFEST] [--format dot|mermaid] [--run EVENTS] [JOB...]
+      oprun report EVENTS --html OUT
       oprun ctl [--pid PID | --manifest PATH] COMMAND [ARG...]
       oprun log [--json] [MANIFEST | RUN-ID]
       """,
@@ -21,7 +22,7 @@ struct Oprun: ParsableCommand {
       options of a run, and man oprun(1).
       """,
     version: oprunVersion,
-    subcommands: [RunCommand.self, Check.self, Graph.self, Ctl.self, Log.self],
+    subcommands: [RunCommand.self, Check.self, Graph.self, Report.self, Ctl.self, Log.self],
     defaultSubcommand: RunCommand.self
   )
 
@@ -58,10 +59,13 @@ struct Oprun: ParsableCommand {
       graph [MANIFEST] [JOB...]
                               Print the job graph (--format dot|mermaid), coloured by a run
                               with --run EVENTS.
+      report EVENTS --html OUT
+                              Make a self-contained HTML page of a run from its --events file.
       ctl COMMAND [ARG...]    Steer or watch a run in progress: list, status, cancel, cancel-all,
                               suspend, resume, limit, priority, pause, continue, watch.
       log [MANIFEST | RUN-ID] List a manifest's past runs, or the jobs of one run.
 
-      See 'oprun help check', 'oprun help graph', 'oprun help ctl', 'oprun help log' and man oprun(1).
+      See 'oprun help check', 'oprun help graph', 'oprun help report', 'oprun help ctl', 'oprun help log'
+      and man oprun(1).
     """
 }

@@ -45,6 +45,15 @@ import Testing
       ])
   }
 
+  @Test func aJobMadeReadyByADependencyNamesItAsAfter() throws {
+    var ready = Transition(job: 1, queue: 0, from: .pending, to: .ready)
+    ready.readyAfter = 0
+    let lines = stream([RunEvent(time: 1, .transition(ready)), transition(0, .pending, .ready, queue: 1, at: 0)])
+    #expect(try object(lines[0])["after"] as? String == "fetch")
+    #expect(lines[0].hasSuffix(#""attempt":1,"after":"fetch"}"#))
+    #expect(try object(lines[1]).keys.contains("after") == false)
+  }
+
   @Test func executingTransitionsListTheirPidsInCommandOrder() throws {
     let lines = stream([transition(1, .ready, .executing, attempt: 2, pids: [303, 301], at: 1)])
     let parsed = try object(lines[0])

@@ -13,6 +13,8 @@ public struct RecordedRun: Sendable {
     public var pending: Double?
     /// When it last became ready.
     public var ready: Double?
+    /// The dependency whose finishing made it ready (`after`), when the stream says.
+    public var after: String?
     /// Each time it ran: one per attempt, a retry included.
     public var attempts: [Attempt] = []
     /// When it became finished.
@@ -84,6 +86,8 @@ public struct RecordedRun: Sendable {
   public var warnings: [String] = []
   /// Lines that are no JSON object with a `t` and an `event` (1-based), skipped.
   public var unreadableLines: [Int] = []
+  /// Lines read as events: 0 for a file that holds no event at all.
+  public var eventCount = 0
 
   /// Whether the stream ends with `run-finished`.
   public var isComplete: Bool { exitCode != nil }
@@ -129,6 +133,7 @@ public struct RecordedRun: Sendable {
       return
     }
     end = max(end, time)
+    eventCount += 1
     apply(event, value, at: time)
   }
 
@@ -200,6 +205,7 @@ public struct RecordedRun: Sendable {
       jobs[index].pending = jobs[index].pending ?? time
     case .ready:
       jobs[index].ready = time
+      if let after = value["after"]?.stringValue { jobs[index].after = after }
     case .executing:
       let pids = (value["pids"]?.arrayValue ?? []).compactMap(\.intValue)
       let number = value["attempt"]?.intValue ?? jobs[index].attempts.count + 1

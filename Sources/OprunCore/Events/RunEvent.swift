@@ -96,6 +96,9 @@ public struct Transition: Sendable, Equatable {
   public var resumed: Bool
   /// On a job's first transition (from `pending`) under `--resume`: resumed, or why it runs.
   public var decision: RunDecision?
+  /// On `pending → ready`: the dependency whose finishing made the job ready (the last of
+  /// them to finish); nil for a job with none, or made ready by its cancellation.
+  public var readyAfter: JobID?
 
   public init(
     job: JobID, queue: QueueID, from: JobState, to: JobState, attempt: Int = 1, pids: [Int32] = [],

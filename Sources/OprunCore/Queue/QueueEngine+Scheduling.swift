@@ -54,11 +54,11 @@ extension QueueEngine {
     return nil
   }
 
-  /// pending → ready, because the last dependency finished (or at start); then `run-if`.
+  /// pending → ready, because `lastDependency` finished (nil: at start); then `run-if`.
   /// A job `--resume` resumes finishes at once instead, without taking a slot.
-  func becomeReady(_ job: JobID) {
+  func becomeReady(_ job: JobID, after lastDependency: JobID? = nil) {
     phase[job] = .ready
-    emitTransition(job, from: .pending, to: .ready)
+    emitTransition(job, from: .pending, to: .ready, readyAfter: lastDependency)
     if resumePlan?.decisions[job] == .resumed, runConditionHolds(job) {
       finishResumed(job)
       return
@@ -132,7 +132,7 @@ extension QueueEngine {
       if !succeeded { unsuccessfulDependencies[dependent] += 1 }
       unfinishedDependencies[dependent] -= 1
       if unfinishedDependencies[dependent] == 0 {
-        becomeReady(dependent)
+        becomeReady(dependent, after: job)
       }
     }
   }
@@ -141,13 +141,14 @@ extension QueueEngine {
   /// Under `--resume`, a job's first transition says what was decided for it.
   func emitTransition(
     _ job: JobID, from: JobState, to: JobState, at time: Double? = nil, outcome: Outcome? = nil,
-    duration: Double? = nil, resumed: Bool = false
+    duration: Double? = nil, resumed: Bool = false, readyAfter: JobID? = nil
   ) {
     guard !observers.isEmpty else { return }
     var transition = Transition(
       job: job, queue: queue(of: job), from: from, to: to, attempt: attempts[job], outcome: outcome,
       duration: duration, resumed: resumed)
     if from == .pending { transition.decision = resumePlan?.decisions[job] }
+    transition.readyAfter = readyAfter
     emit(.transition(transition), at: time ?? clock())
   }
 }

@@ -4,7 +4,10 @@ import OprunCore
 /// each written with a single `write(2)` as soon as it is known.
 ///
 /// Every object starts with `t` (seconds since the run started) and `event`, then the
-/// event's fields in a fixed order. Beyond the required events it writes
+/// event's fields in a fixed order. A `pending → ready` transition has `after`: the
+/// dependency whose finishing made the job ready (the last to finish), absent for a job with
+/// none or made ready by its cancellation, so that a reader can follow a run's critical path
+/// back from its last job. Beyond the required events it writes
 /// `completion-started` {`job`, `pid`} and `warning` {`message`}; a refused `control` request
 /// has its `error`. Job output is left out of
 /// `--events`: the stream describes the run, and output can be large and binary. The
@@ -136,6 +139,7 @@ public final class EventStreamWriter: RunObserver {
     object.field("from", transition.from.rawValue)
     object.field("to", transition.to.rawValue)
     object.field("attempt", transition.attempt)
+    if let readyAfter = transition.readyAfter { object.field("after", jobName(readyAfter)) }
     if transition.to == .executing { object.field("pids", transition.pids.map(Int.init)) }
     if let decision = transition.decision {
       object.field("why", decision.code)

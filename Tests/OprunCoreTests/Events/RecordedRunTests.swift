@@ -12,6 +12,7 @@ import Testing
     {"t":0.6,"event":"transition","job":"build","queue":"ci","from":"ready","to":"executing","attempt":2,"pids":[42,43]}
     {"t":1.5,"event":"transition","job":"build","queue":"ci","from":"executing","to":"finished","attempt":2,"outcome":"succeeded","exit_code":0,"signal":null,"duration":0.9}
     {"t":1.6,"event":"queue","queue":"net","state":"suspended"}
+    {"t":1.65,"event":"transition","job":"test","queue":"ci","from":"pending","to":"ready","attempt":1,"after":"build"}
     {"t":1.7,"event":"cancelled","job":"test","reason":"control"}
     {"t":1.8,"event":"transition","job":"test","queue":"ci","from":"ready","to":"finished","attempt":1,"outcome":"cancelled","exit_code":null,"signal":null,"duration":0}
     {"t":1.9,"event":"queue","queue":"net","state":"resumed"}
@@ -35,9 +36,10 @@ import Testing
     #expect(test.outcome == .cancelled && test.attempts.isEmpty)
     #expect(test.cancelled?.reason == .control && test.cancelled?.time == 1.7)
     #expect(test.completion?.exitCode == 0)
+    #expect(test.after == "build" && build.after == nil)
     #expect(run.queues[1].suspensions == [.init(start: 1.6, end: 1.9)])
     #expect(run.isComplete && run.exitCode == 1 && run.counts[.cancelled] == 1)
-    #expect(run.end == 2.1 && run.unreadableLines.isEmpty)
+    #expect(run.end == 2.1 && run.unreadableLines.isEmpty && run.eventCount == 14)
   }
 
   @Test func aStreamCutOffMidLineKeepsWhatCameBeforeAndLeavesTheRunningAttemptOpen() throws {
@@ -54,7 +56,7 @@ import Testing
     let run = RecordedRun(
       eventLines: Array("not json\n{\"t\":1}\n\n[1,2]\n{\"t\":0.5,\"event\":\"warning\",\"message\":\"w\"}\n".utf8))
     #expect(run.unreadableLines == [1, 2, 4])
-    #expect(run.warnings == ["w"])
+    #expect(run.warnings == ["w"] && run.eventCount == 1)
     #expect(run.jobs.isEmpty)
   }
 }

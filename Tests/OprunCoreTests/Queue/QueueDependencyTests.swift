@@ -15,6 +15,22 @@ import Testing
     #expect(!run.engine.isCancelled(run.id("c")))
   }
 
+  @Test func aJobBecomesReadyAfterTheLastOfItsDependenciesToFinish() {
+    let run = QueueHarness("a\nb\nc <- a,b\nd\ne <- d")
+    run.start()
+    run.launch()
+    run.finish("b")
+    run.finish("a")
+    run.engine.cancel(run.id("e"), reason: .control)
+    let readyAfter = Dictionary(
+      run.log.transitions.filter { $0.from == .pending && $0.to == .ready }.map {
+        (run.graph.jobs[$0.job].name, $0.readyAfter.map { run.graph.jobs[$0].name } ?? "-")
+      }, uniquingKeysWith: { first, _ in first })
+    // c waited for a, the later of its two; a job with none, or made ready by its
+    // cancellation, waited for nothing.
+    #expect(readyAfter == ["a": "-", "b": "-", "c": "a", "d": "-", "e": "-"])
+  }
+
   @Test func runIfSuccessSkipsJobWhenADependencyFailed() {
     let run = QueueHarness("a\nb <- a", failurePolicy: .continue)
     run.start()
