@@ -5,16 +5,43 @@ RELEASE_FLAGS = -c release --static-swift-stdlib
 # Not OPRUN: that is the variable the end-to-end tests read, and a caller may export it.
 RELEASE_BINARY = .build/release/oprun
 
-.PHONY: all deps build debug demo test test-tsan test-asan torture resources bench fuzz install uninstall format lint clean
+.PHONY: all deps test-deps build debug demo test test-tsan test-asan torture resources bench fuzz install install-files uninstall format lint clean
 
 all: build
 
-# Installs what a fresh Debian machine lacks: libyaml's headers and pkg-config.
+# Installs what a fresh Debian machine lacks to build: libyaml's headers and pkg-config.
 deps:
 	@if ! pkg-config --exists yaml-0.1 2>/dev/null; then \
 	  echo "installing libyaml-dev and pkg-config"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq libyaml-dev pkg-config >/dev/null; \
+	fi
+
+# What the end-to-end tests drive besides oprun: graphviz's dot, headless chromium, tmux, the
+# three shells the completion scripts are for, man; and mermaid's own parser and renderer
+# (mermaid.min.js 11.16.0, out of the artoo-mermaid wheel on PyPI, checked by its digest) in
+# $(TEST_TOOLS), where the tests look for it.
+TEST_PACKAGES = graphviz chromium tmux zsh fish man-db groff-base
+TEST_PROGRAMS = dot chromium tmux zsh fish man groff
+TEST_TOOLS = $(CURDIR)/.build-tools
+MERMAID_JS = $(TEST_TOOLS)/mermaid/mermaid.min.js
+MERMAID_SHA256 = 74d7c46dabca328c2294733910a8aa1ed0c37451776e8d5295da38a2b758fb9b
+test-deps: deps
+	@missing=""; for program in $(TEST_PROGRAMS); do command -v $$program >/dev/null || missing=yes; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing $(TEST_PACKAGES)"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(TEST_PACKAGES) >/dev/null; \
+	fi
+	@if ! echo "$(MERMAID_SHA256)  $(MERMAID_JS)" | sha256sum --check --status 2>/dev/null; then \
+	  echo "fetching mermaid.min.js 11.16.0 (artoo-mermaid from PyPI)"; \
+	  rm -rf $(TEST_TOOLS)/wheel && mkdir -p $(TEST_TOOLS)/wheel $(dir $(MERMAID_JS)) && \
+	  python3 -m pip download -q --no-deps --python-version 3.12 --only-binary=:all: \
+	    -d $(TEST_TOOLS)/wheel artoo-mermaid==11.16.0 && \
+	  python3 -c 'import sys, zipfile; sys.stdout.buffer.write(zipfile.ZipFile(sys.argv[1]).read("artoo_mermaid/assets/mermaid.min.js"))' \
+	    $(TEST_TOOLS)/wheel/artoo_mermaid-11.16.0-py3-none-any.whl > $(MERMAID_JS).part && \
+	  echo "$(MERMAID_SHA256)  $(MERMAID_JS).part" | sha256sum --check --status && \
+	  mv $(MERMAID_JS).part $(MERMAID_JS); \
 	fi
 
 build: deps
@@ -26,7 +53,7 @@ debug: deps
 demo: build
 	$(RELEASE_BINARY) jobs/demo.yaml
 
-test: deps
+test: test-deps
 	$(SWIFT) build
 	$(SWIFT) test
 
@@ -38,7 +65,7 @@ SANITIZER_REPORTS = /tmp/oprun-sanitizer-reports
 # tests against an instrumented oprun (a report lands in $(SANITIZER_REPORTS)/tsan.*). The resource tests are left
 # out, and the grouped output's memory test: they measure memory and time, which a sanitizer changes
 # (AddressSanitizer keeps freed memory in quarantine), and take minutes under one.
-test-tsan: deps
+test-tsan: test-deps
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
 	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --filter 'Queue|Execution|Reporting|RunDriver|Control|JSON'
 	install -d -m 1777 $(SANITIZER_REPORTS)
@@ -66,7 +93,7 @@ resources: deps
 # The same unit tests, the manifest's too, and the end-to-end tests (but the resource tests) under
 # AddressSanitizer. Leaks are not checked: XCTest, libdispatch and the Swift runtime keep
 # allocations for the life of the process, which LeakSanitizer reports at every exit.
-test-asan: deps
+test-asan: test-deps
 	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
 	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan \
 	  --filter 'Queue|Execution|Reporting|RunDriver|Control|JSON|Manifest'
@@ -99,13 +126,32 @@ fuzz: deps
 	  -max_len=8192 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 	  -artifact_prefix=$(FUZZ_SCRATCH)/findings/ $(FUZZ_SCRATCH)/corpus
 
+# Where `make install` puts the completion scripts: the folders bash-completion, zsh and fish
+# look in under PREFIX.
+BASH_COMPLETIONS = $(PREFIX)/share/bash-completion/completions
+ZSH_COMPLETIONS = $(PREFIX)/share/zsh/site-functions
+FISH_COMPLETIONS = $(PREFIX)/share/fish/vendor_completions.d
+INSTALLED = $(DESTDIR)$(PREFIX)/bin/oprun $(DESTDIR)$(PREFIX)/share/man/man1/oprun.1 \
+  $(DESTDIR)$(BASH_COMPLETIONS)/oprun $(DESTDIR)$(ZSH_COMPLETIONS)/_oprun $(DESTDIR)$(FISH_COMPLETIONS)/oprun.fish
+
 install: build
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 755 $(RELEASE_BINARY) $(DESTDIR)$(PREFIX)/bin/oprun
+	$(MAKE) install-files BINARY=$(RELEASE_BINARY)
+
+# Installs BINARY (the release build unless told) with the man page and the completion scripts it
+# writes itself, so that they always offer what that binary takes.
+BINARY ?= $(RELEASE_BINARY)
+install-files:
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+	  $(DESTDIR)$(BASH_COMPLETIONS) $(DESTDIR)$(ZSH_COMPLETIONS) $(DESTDIR)$(FISH_COMPLETIONS)
+	install -m 755 $(BINARY) $(DESTDIR)$(PREFIX)/bin/oprun
 	install -m 644 man/oprun.1 $(DESTDIR)$(PREFIX)/share/man/man1/oprun.1
+	$(BINARY) --generate-completion-script bash > $(DESTDIR)$(BASH_COMPLETIONS)/oprun
+	$(BINARY) --generate-completion-script zsh > $(DESTDIR)$(ZSH_COMPLETIONS)/_oprun
+	$(BINARY) --generate-completion-script fish > $(DESTDIR)$(FISH_COMPLETIONS)/oprun.fish
+	chmod 644 $(DESTDIR)$(BASH_COMPLETIONS)/oprun $(DESTDIR)$(ZSH_COMPLETIONS)/_oprun $(DESTDIR)$(FISH_COMPLETIONS)/oprun.fish
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/oprun $(DESTDIR)$(PREFIX)/share/man/man1/oprun.1
+	rm -f $(INSTALLED)
 
 format:
 	$(SWIFT) format --in-place --recursive Sources Tests Benchmarks Package.swift
@@ -115,4 +161,4 @@ lint:
 	@! git grep -nI '[[:blank:]]$$' -- ':!*.md' || (echo "trailing whitespace" && false)
 
 clean:
-	rm -rf .build .build-tsan .build-asan
+	rm -rf .build .build-tsan .build-asan .build-tools .build-fuzz

@@ -5,11 +5,12 @@ import OprunRuntime
 /// `oprun check [MANIFEST]`: validate a manifest and run nothing.
 struct Check: ParsableCommand {
   static let configuration = CommandConfiguration(
+    commandName: "check",
     abstract: "Check a manifest and report every problem in it; run nothing.",
     discussion: "Exits with status 2 if the manifest has any problem."
   )
 
-  @Argument(help: "The manifest to check.")
+  @Argument(help: "The manifest to check.", completion: .file(extensions: ["yaml", "yml"]))
   var manifest = "jobs.yaml"
 
   func run() throws {

@@ -23,7 +23,9 @@ struct Ctl: ParsableCommand {
   @Option(help: ArgumentHelp("The run of oprun process PID.", valueName: "PID"))
   var pid: Int32?
 
-  @Option(help: ArgumentHelp("The run of the manifest PATH.", valueName: "PATH"))
+  @Option(
+    help: ArgumentHelp("The run of the manifest PATH.", valueName: "PATH"),
+    completion: .file(extensions: ["yaml", "yml"]))
   var manifest: String?
 
   func validate() throws {

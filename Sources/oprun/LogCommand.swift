@@ -18,7 +18,8 @@ struct Log: ParsableCommand {
   )
 
   @Argument(
-    help: ArgumentHelp("The manifest (default: ./jobs.yaml), a RUN-ID, or both.", valueName: "MANIFEST | RUN-ID"))
+    help: ArgumentHelp("The manifest (default: ./jobs.yaml), a RUN-ID, or both.", valueName: "MANIFEST | RUN-ID"),
+    completion: .file(extensions: ["yaml", "yml"]))
   var arguments: [String] = []
 
   @Flag(help: "Print JSON: a list of runs, or one run's journal lines as {header, jobs, end}.")

@@ -32,6 +32,10 @@ struct Oprun: ParsableCommand {
       print(RunCommand.helpMessage() + "\n" + commandsHelp)
       return
     }
+    if let script = completionScriptRequest(CommandLine.arguments.dropFirst()) {
+      print(script, terminator: "")
+      return
+    }
     do {
       var command = try parseAsRoot()
       try command.run()
@@ -51,6 +55,19 @@ struct Oprun: ParsableCommand {
   /// oprun for, followed by the other commands.
   static func isPlainHelpRequest(_ arguments: ArraySlice<String>) -> Bool {
     arguments.count == 1 && ["-h", "--help", "help"].contains(arguments.first!)
+  }
+
+  /// `--generate-completion-script SHELL` (or `=SHELL`): oprun's own scripts, which complete a
+  /// run without its `run`; nil for anything else, an unknown shell included, which
+  /// ArgumentParser then answers.
+  static func completionScriptRequest(_ arguments: ArraySlice<String>) -> String? {
+    let option = "--generate-completion-script"
+    let words = Array(arguments)
+    if words.count == 2, words[0] == option { return CompletionScripts.script(for: words[1]) }
+    if words.count == 1, words[0].hasPrefix(option + "=") {
+      return CompletionScripts.script(for: String(words[0].dropFirst(option.count + 1)))
+    }
+    return nil
   }
 
   static let commandsHelp = """

@@ -10,7 +10,9 @@ struct RunCommand: ParsableCommand {
     usage: "oprun [options] [MANIFEST] [JOB...]"
   )
 
-  @Argument(help: ArgumentHelp("The manifest (default: ./jobs.yaml).", valueName: "MANIFEST"))
+  @Argument(
+    help: ArgumentHelp("The manifest (default: ./jobs.yaml).", valueName: "MANIFEST"),
+    completion: .file(extensions: ["yaml", "yml"]))
   var manifest: String?
 
   @Argument(help: ArgumentHelp("Run only these jobs and their dependencies.", valueName: "JOB"))
@@ -37,10 +39,13 @@ struct RunCommand: ParsableCommand {
       "Job output: prefixed (each line as 'job | text'), grouped (one block per job), raw.", valueName: "MODE"))
   var output: RunConfiguration.OutputMode = .prefixed
 
-  @Option(help: ArgumentHelp("Write the NDJSON event stream to PATH ('-' for standard output).", valueName: "PATH"))
+  @Option(
+    help: ArgumentHelp("Write the NDJSON event stream to PATH ('-' for standard output).", valueName: "PATH"),
+    completion: .file())
   var events: String?
 
-  @Option(help: ArgumentHelp("Write a Chrome trace-event JSON of the run to PATH.", valueName: "PATH"))
+  @Option(
+    help: ArgumentHelp("Write a Chrome trace-event JSON of the run to PATH.", valueName: "PATH"), completion: .file())
   var trace: String?
 
   @Option(

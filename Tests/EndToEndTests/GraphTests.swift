@@ -132,7 +132,7 @@ import Testing
     oprun.send(SIGKILL)
     #expect(oprun.wait().signal == SIGKILL)
     if let pid = Int32((folder.read("long.pid") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)) {
-      try waitUntil("long's process to end with the run") { kill(pid, 0) != 0 }
+      try waitUntil("long's process to end with the run") { !isAlive(pid) }
     }
     let drawn = try drawWithGraphviz(try Self.graph(["jobs.yaml", "--run", "events.ndjson"], in: folder), in: folder)
     let long = try #require(drawn.node(named: "long"))

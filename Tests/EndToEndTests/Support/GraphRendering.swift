@@ -1,43 +1,6 @@
 import Foundation
 import Testing
 
-/// A tool a test needs from the machine, found on `PATH`; a missing one fails the test with
-/// what to install, never skips it.
-struct ExternalTool {
-  let path: String
-
-  init(_ name: String, package: String) throws {
-    let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
-    guard
-      let found = folders.map({ "\($0)/\(name)" }).first(where: { FileManager.default.isExecutableFile(atPath: $0) })
-    else {
-      throw MissingTool(description: "this test needs `\(name)`: install the Debian package \(package)")
-    }
-    path = found
-  }
-
-  /// Runs the tool with `arguments` in `folder`, its standard output to a file, and returns
-  /// the status and that output.
-  func run(_ arguments: [String], in folder: Scratch) throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    process.currentDirectoryURL = folder.url
-    let outputPath = folder.path("tool.stdout")
-    _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
-    process.standardInput = FileHandle.nullDevice
-    process.standardOutput = FileHandle(forWritingAtPath: outputPath)
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    process.waitUntilExit()
-    return (process.terminationStatus, (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "")
-  }
-}
-
-struct MissingTool: Error, CustomStringConvertible {
-  var description: String
-}
-
 /// The SVG Graphviz's `dot -Tsvg` draws, read back: each node's, edge's and cluster's
 /// `<title>`, its text lines, its fill and whether its line is dashed.
 struct DrawnSVG {
@@ -134,7 +97,8 @@ struct DrawnSVG {
 func drawWithGraphviz(_ dot: String, in folder: Scratch) throws -> DrawnSVG {
   let tool = try ExternalTool("dot", package: "graphviz")
   let input = try folder.write("graph.dot", dot)
-  let (status, svg) = try tool.run(["-Tsvg", input], in: folder)
+  let drawn = try tool.run(["-Tsvg", input], in: folder)
+  let (status, svg) = (drawn.status, drawn.stdout)
   #expect(status == 0, "dot -Tsvg refused the graph:\n\(dot)")
   return DrawnSVG(svg)
 }

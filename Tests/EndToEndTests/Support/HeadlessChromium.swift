@@ -3,15 +3,6 @@ import Testing
 
 /// Headless Chromium, to open the pages `oprun report` writes as a browser does.
 enum HeadlessChromium {
-  /// The browser, or a failure that says how to install it: a test that needs it never skips.
-  static func executable() throws -> String {
-    for path in ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"]
-    where FileManager.default.isExecutableFile(atPath: path) {
-      return path
-    }
-    throw MissingTool(description: "chromium is not installed (apt-get install chromium): it opens the report's page")
-  }
-
   /// The document after the page's scripts ran, as Chromium serialises it.
   static func dumpDOM(of page: String, in folder: Scratch) throws -> String {
     try run(["--dump-dom", URL(fileURLWithPath: page).absoluteString], in: folder)
@@ -27,23 +18,12 @@ enum HeadlessChromium {
   }
 
   private static func run(_ arguments: [String], in folder: Scratch) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: try executable())
-    process.arguments =
-      ["--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(folder.path("chromium-profile"))"] + arguments
-    let output = folder.path("chromium.stdout")
-    _ = FileManager.default.createFile(atPath: output, contents: nil)
-    process.standardOutput = FileHandle(forWritingAtPath: output)
-    process.standardError = FileHandle.nullDevice
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    process.waitUntilExit()
-    return folder.read("chromium.stdout") ?? ""
+    let chromium = try ExternalTool("chromium", package: "chromium")
+    return try chromium.run(
+      ["--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(folder.path("chromium-profile"))"] + arguments,
+      in: folder
+    ).stdout
   }
-}
-
-struct MissingTool: Error, CustomStringConvertible {
-  var description: String
 }
 
 /// A dumped document read back: attribute values with their entities decoded.

@@ -5,8 +5,7 @@ import Testing
 /// subgraphs, and each node's label as its renderer draws it (line breaks as `\n`).
 ///
 /// Mermaid is JavaScript: the text is parsed and rendered by mermaid.min.js (11.x) in
-/// headless chromium, offline. mermaid.min.js is found at `OPRUN_MERMAID_JS`, else at
-/// /usr/local/share/mermaid/mermaid.min.js.
+
 struct ParsedMermaid: Decodable {
   struct Vertex: Decodable, Equatable {
     var id: String
@@ -51,7 +50,8 @@ struct ParsedMermaid: Decodable {
     error = try values.decodeIfPresent(String.self, forKey: .error)
   }
 
-  static let defaultScript = "/usr/local/share/mermaid/mermaid.min.js"
+  /// Where `make test-deps` puts mermaid.min.js.
+  static let defaultScript = packageRoot.appendingPathComponent(".build-tools/mermaid/mermaid.min.js").path
 
   /// Reads `text` with mermaid in chromium.
   static func read(_ text: String, in folder: Scratch) throws -> ParsedMermaid {
@@ -60,14 +60,12 @@ struct ParsedMermaid: Decodable {
     guard FileManager.default.fileExists(atPath: script) else {
       throw MissingTool(
         description: """
-          this test needs mermaid.min.js (11.x) at \(script) (or OPRUN_MERMAID_JS): for example \
-          `pip download --no-deps --python-version 3.12 --only-binary=:all: artoo-mermaid==11.16.0` \
-          and copy artoo_mermaid/assets/mermaid.min.js out of the wheel
+          this test needs mermaid.min.js (11.x) at \(script) (or OPRUN_MERMAID_JS): `make test-deps` fetches it
           """)
     }
     let textLiteral = String(decoding: try JSONSerialization.data(withJSONObject: [text]), as: UTF8.self)
     let page = try folder.write("mermaid.html", harness(script: script, textLiteral: textLiteral))
-    let (status, dom) = try chromium.run(
+    let (status, dom) = try chromium.runForOutput(
       [
         "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(folder.path("chromium"))",
         "--virtual-time-budget=30000", "--dump-dom", "file://\(page)",

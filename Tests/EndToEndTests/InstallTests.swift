@@ -1,0 +1,173 @@
+import Foundation
+import Testing
+
+@testable import OprunCore
+
+/// `make install` and `make uninstall` into a prefix of the test's own, and what they install:
+/// the binary, the man page (complete, and rendered by `man` without a warning) and the bash,
+/// zsh and fish completion scripts, each tried in its shell.
+@Suite(.serialized) struct InstallTests {
+  /// What `make install PREFIX=…` puts where, relative to the prefix.
+  static let installedFiles = [
+    "bin/oprun", "share/man/man1/oprun.1", "share/bash-completion/completions/oprun",
+    "share/zsh/site-functions/_oprun", "share/fish/vendor_completions.d/oprun.fish",
+  ]
+
+  @Test func installPutsEveryFileInThePrefixAndUninstallTakesEachAway() throws {
+    let prefix = try Scratch()
+    let installed = try make(["install-files", "BINARY=\(oprunBinary)", "PREFIX=\(prefix.url.path)"])
+    #expect(installed.status == 0, "\(installed.stderr)")
+    for file in Self.installedFiles {
+      let attributes = try FileManager.default.attributesOfItem(atPath: prefix.path(file))
+      let mode = (attributes[.posixPermissions] as? Int) ?? 0
+      #expect(mode == (file.hasPrefix("bin/") ? 0o755 : 0o644), "\(file): \(String(mode, radix: 8))")
+      #expect(((attributes[.size] as? Int) ?? 0) > 0, "\(file) is empty")
+    }
+    let version = try OprunProcess(["--version"], in: prefix, executable: prefix.path("bin/oprun")).wait()
+    #expect(version.status == 0 && !version.stdout.isEmpty)
+
+    let removed = try make(["uninstall", "PREFIX=\(prefix.url.path)"])
+    #expect(removed.status == 0, "\(removed.stderr)")
+    for file in Self.installedFiles {
+      #expect(!prefix.exists(file), "\(file) is still there")
+    }
+  }
+
+  @Test func theManPageRendersWithoutAWarning() throws {
+    let rendered = try manPage()
+    #expect(rendered.status == 0)
+    #expect(rendered.stderr.isEmpty, "\(rendered.stderr)")
+    #expect(rendered.stdout.contains("NAME") && rendered.stdout.contains("oprun"))
+  }
+
+  /// Every subcommand and every option of every command, as the binary itself lists them
+  /// (`--experimental-dump-help`), and every manifest key, signal, exit status and variable.
+  @Test func theManPageDocumentsEveryCommandOptionKeySignalStatusAndVariable() throws {
+    let page = try manPage().stdout
+    let help = try runOprun(["--experimental-dump-help"], in: Scratch())
+    let dump = try #require(try JSONSerialization.jsonObject(with: Data(help.stdout.utf8)) as? [String: Any])
+    var missing: [String] = []
+    func visit(_ command: [String: Any], path: [String]) {
+      let name = command["commandName"] as? String ?? ""
+      let here = path + (path.isEmpty ? [] : [name])
+      // `oprun check`, `oprun ctl`…; a command of `ctl` by its own name, in the list of them.
+      let spelled = here.count > 2 ? name : here.joined(separator: " ")
+      if !here.isEmpty, name != "help", !page.contains(spelled) {
+        missing.append("command " + here.joined(separator: " "))
+      }
+      for argument in command["arguments"] as? [[String: Any]] ?? [] {
+        for spelling in argument["names"] as? [[String: Any]] ?? [] {
+          guard let kind = spelling["kind"] as? String, let word = spelling["name"] as? String else { continue }
+          let option = (kind == "short" ? "-" : "--") + word
+          if !page.contains(option) { missing.append("option \(option) of \(here.joined(separator: " "))") }
+        }
+      }
+      for sub in command["subcommands"] as? [[String: Any]] ?? [] { visit(sub, path: here.isEmpty ? [] : here) }
+    }
+    visit(try #require(dump["command"] as? [String: Any]), path: [])
+    for sub in (dump["command"] as? [String: Any])?["subcommands"] as? [[String: Any]] ?? [] {
+      visit(sub, path: ["oprun"])
+    }
+    let keys =
+      TopLevelKey.allCases.map(\.word) + JobKey.allCases.map(\.word) + QueueKey.allCases.map(\.word)
+      + DefaultsKey.allCases.map(\.word)
+    missing += keys.filter { !page.contains($0) }.map { "manifest key \($0)" }
+    let signals = ["SIGINT", "SIGTERM", "SIGKILL", "SIGUSR1", "SIGTSTP", "SIGCONT", "SIGSTOP", "SIGPIPE"]
+    missing += signals.filter { !page.contains($0) }.map { "signal \($0)" }
+    let variables = [
+      "OPRUN_JOB", "OPRUN_QUEUE", "OPRUN_ATTEMPT", "OPRUN_JOB_STATUS", "OPRUN_EXIT_CODE", "NO_COLOR", "XDG_RUNTIME_DIR",
+      "GITHUB_ACTIONS",
+    ]
+    missing += variables.filter { !page.contains($0) }.map { "variable \($0)" }
+    let exitSection = page.components(separatedBy: "EXIT STATUS").dropFirst().first ?? ""
+    missing += ["0", "1", "2", "130", "143"].filter { !exitSection.contains($0) }.map { "exit status \($0)" }
+    #expect(page.contains("EXAMPLES"))
+    #expect(missing.isEmpty, "the man page does not mention: \(missing.joined(separator: ", "))")
+  }
+
+  @Test func bashOffersTheSubcommandsTheRunsOptionsAfterAManifestAndItsValues() throws {
+    let folder = try Scratch()
+    let script = try completionScript("bash", in: folder)
+    func offered(_ line: String) throws -> [String] {
+      let words = line.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
+      let program = """
+        cd "$1"; source "$2"; shift 2
+        COMP_WORDS=("$@"); COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 ))
+        COMP_LINE="${COMP_WORDS[*]}"; COMP_POINT=${#COMP_LINE}
+        _oprun_default_run oprun "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
+        printf '%s\\n' "${COMPREPLY[@]}"
+        """
+      let result = try tool("bash", package: "bash", ["-c", program, "bash", packageRoot.path, script] + words)
+      #expect(result.status == 0, "\(result.stderr)")
+      return result.stdout.split(separator: "\n").map(String.init)
+    }
+    let first = try offered("oprun ")
+    for subcommand in ["check", "graph", "report", "ctl", "log"] {
+      #expect(first.contains(subcommand), "oprun <TAB> offers \(subcommand): \(first)")
+    }
+    #expect(first.contains("jobs"), "and files, for a manifest")
+    for line in ["oprun --", "oprun jobs/demo.yaml --"] {
+      let options = try offered(line)
+      for option in ["--max-concurrent", "--keep-going", "--output", "--events", "--dry-run"] {
+        #expect(options.contains(option), "\(line)<TAB> offers \(option): \(options)")
+      }
+    }
+    #expect(try offered("oprun jobs/demo.yaml --output ") == ["prefixed", "grouped", "raw"])
+    #expect(try offered("oprun check jobs/dem") == ["jobs/demo.yaml"])
+    #expect(try offered("oprun ctl ").contains("cancel-all"))
+  }
+
+  @Test func fishOffersTheSubcommandsAndTheRunsOptionsAfterAManifest() throws {
+    let folder = try Scratch()
+    let script = try completionScript("fish", in: folder)
+    func offered(_ line: String) throws -> [String] {
+      let result = try tool(
+        "fish", package: "fish",
+        ["--no-config", "-c", "cd $argv[1]; source $argv[2]; complete -C $argv[3]", packageRoot.path, script, line])
+      #expect(result.status == 0, "\(result.stderr)")
+      return result.stdout.split(separator: "\n").map { String($0.split(separator: "\t").first ?? "") }
+    }
+    let first = try offered("oprun ")
+    for subcommand in ["check", "graph", "report", "ctl", "log", "jobs/"] {
+      #expect(first.contains(subcommand), "oprun <TAB> offers \(subcommand): \(first)")
+    }
+    let options = try offered("oprun jobs/demo.yaml --")
+    for option in ["--max-concurrent", "--keep-going", "--output", "--events", "--dry-run"] {
+      #expect(options.contains(option), "offers \(option): \(options)")
+    }
+    #expect(try offered("oprun jobs/demo.yaml --output ").sorted() == ["grouped", "prefixed", "raw"])
+    #expect(try offered("oprun ctl ").contains("watch"))
+  }
+
+  // MARK: - Helpers
+
+  private func make(_ arguments: [String]) throws -> Finished {
+    try tool("make", package: "make", ["--no-print-directory", "-C", packageRoot.path] + arguments)
+  }
+
+  private func manPage() throws -> Finished {
+    try tool(
+      "man", package: "man-db",
+      ["--warnings", "-E", "UTF-8", "-l", packageRoot.appendingPathComponent("man/oprun.1").path],
+      environment: ["MANWIDTH": "100", "MANPAGER": "cat", "PAGER": "cat"])
+  }
+
+  /// The completion script for `shell` that the binary writes, in a file of its own (in
+  /// `folder`, which keeps it as long as the test holds the folder).
+  private func completionScript(_ shell: String, in folder: Scratch) throws -> String {
+    try folder.write("oprun." + shell, completionScriptText(shell))
+  }
+
+  private func completionScriptText(_ shell: String) throws -> String {
+    let result = try runOprun(["--generate-completion-script", shell], in: Scratch())
+    try #require(result.status == 0, "\(result.stderr)")
+    return result.stdout
+  }
+}
+
+/// Runs the program `name` (from the Debian package `package`) to its end in a scratch folder.
+func tool(_ name: String, package: String, _ arguments: [String], environment: [String: String] = [:]) throws
+  -> Finished
+{
+  try ExternalTool(name, package: package).run(arguments, in: try Scratch(), environment: environment)
+}
