@@ -171,7 +171,17 @@ struct YAMLTreeBuilder {
   private mutating func closeContainer() -> Diagnostic? {
     let container = open.removeLast()
     let node = Int(container.node)
-    let written = pending[container.pendingStart...]
+    storeChildren(of: node, pending[container.pendingStart...])
+    pending.removeSubrange(container.pendingStart...)
+    if container.isAnchored { anchoredWeights[container.node] = container.weight }
+    attach(container.node, weight: container.weight)
+    return nil
+  }
+
+  /// Moves a finished container's children into the tree, merge keys resolved. A function of
+  /// its own, so that no slice of `pending` outlives it: one would make removing them from
+  /// `pending` copy the whole stack, for every container.
+  private mutating func storeChildren(of node: Int, _ written: ArraySlice<Int32>) {
     tree.nodes[node].childStart = Int32(tree.children.count)
     if tree.nodes[node].kind == .mapping, tree.holdsMergeKey(written) {
       let resolved = tree.resolvingMergeKeys(written, file: source.path)
@@ -181,10 +191,6 @@ struct YAMLTreeBuilder {
       tree.nodes[node].childCount = Int32(written.count)
       tree.children.append(contentsOf: written)
     }
-    pending.removeSubrange(container.pendingStart...)
-    if container.isAnchored { anchoredWeights[container.node] = container.weight }
-    attach(container.node, weight: container.weight)
-    return nil
   }
 
   private mutating func addAlias(_ event: yaml_event_t) -> Diagnostic? {
