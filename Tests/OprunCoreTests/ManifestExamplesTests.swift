@@ -22,6 +22,16 @@ import Testing
     #expect(graph.jobs.contains { $0.commands.count > 1 })
   }
 
+  @Test func everyExampleButTheBrokenOneIsValid() throws {
+    let names = try FileManager.default.contentsOfDirectory(atPath: Self.jobsDirectory.path)
+      .filter { $0.hasSuffix(".yaml") && $0 != "broken.yaml" }
+    #expect(names.count >= 14)
+    for name in names {
+      let result = ManifestLoader.graph(from: try source(name), defaultMaxConcurrent: 2)
+      if case .failure(let errors) = result { Issue.record("\(name): \(errors.diagnostics.map(\.description))") }
+    }
+  }
+
   @Test func theBrokenManifestReportsEachOfItsProblems() throws {
     let result = ManifestLoader.graph(from: try source("broken.yaml"), defaultMaxConcurrent: 2)
     guard case .failure(let errors) = result else {

@@ -100,17 +100,6 @@ import Testing
         "a.yaml:2:39: error: alias '*x' refers to a node that contains it (a recursive alias)"
       ])
   }
-
-  @Test func aMergeKeyIsReportedAsUnsupported() {
-    let text = "jobs:\n  a: &base {command: make}\n  b:\n    <<: *base\n"
-    guard case .failure(let errors) = ManifestFixtures.decoded(SourceText(path: "a.yaml", text: text)) else {
-      Issue.record("a merge key was accepted")
-      return
-    }
-    #expect(
-      errors.diagnostics.map(\.message).contains(
-        "merge keys ('<<') are not supported; alias the whole mapping or repeat its keys"))
-  }
 }
 
 /// The UTF-8 check agrees with the standard library's.

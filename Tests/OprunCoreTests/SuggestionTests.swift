@@ -19,6 +19,19 @@ import Testing
     #expect(Suggestion.closest(to: word, among: ["a", "build", "command", "test"]) == nil)
   }
 
+  @Test func aKeyInAnotherCaseStyleIsMatchedBeforeAnythingElse() {
+    let keys = ["run-if", "max-concurrent", "timeout"]
+    #expect(Suggestion.closestKey(to: "RUN_IF", among: keys) == "run-if")
+    #expect(Suggestion.closestKey(to: "maxConcurrent", among: keys) == "max-concurrent")
+  }
+
+  @Test func anotherToolsWordIsMatchedOnlyToAKeyTheMappingAllows() {
+    #expect(Suggestion.closestKey(to: "jobs", among: ["max-concurrent", "qos"]) == "max-concurrent")
+    #expect(Suggestion.closestKey(to: "steps", among: ["command", "commands"]) == "commands")
+    #expect(Suggestion.closestKey(to: "steps", among: ["name", "jobs"]) == "jobs")
+    #expect(Suggestion.closestKey(to: "needs", among: ["name", "jobs"]) == nil)
+  }
+
   @Test func editDistanceCountsATranspositionAsOneEdit() {
     let distance = { (a: String, b: String) in Suggestion.editDistance(Array(a.unicodeScalars), Array(b.unicodeScalars))
     }

@@ -14,6 +14,7 @@ extension ManifestDecoder {
     var manifest = Manifest(path: path, name: Self.stem(of: path))
     var seen: UInt64 = 0
     for (keyNode, value) in tree.entries(of: root) {
+      if Self.isExtensionKey(keyNode, in: tree) { continue }
       guard let key: TopLevelKey = schemaKey(keyNode, of: root, seen: &seen, context: "") else { continue }
       guard !tree[value].isNull else { continue }
       decode(key, value, into: &manifest)
@@ -22,6 +23,13 @@ extension ManifestDecoder {
       report(root, "the manifest has no 'jobs'")
     }
     return manifest
+  }
+
+  /// A top-level key starting with `x-` is the manifest author's, not oprun's: a place to
+  /// anchor what several jobs share, as Docker Compose's extension fields are. Only the top
+  /// level has them, so that a misspelt key inside a job is still reported.
+  static func isExtensionKey(_ keyNode: Int32, in tree: YAMLTree) -> Bool {
+    tree[keyNode].kind == .scalar && tree[keyNode].text.hasPrefix("x-")
   }
 
   private mutating func decode(_ key: TopLevelKey, _ value: Int32, into manifest: inout Manifest) {

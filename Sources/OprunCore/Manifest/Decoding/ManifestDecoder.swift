@@ -69,13 +69,12 @@ struct ManifestDecoder {
   ) -> Key? {
     guard let word = keyName(keyNode) else { return nil }
     guard let key = Key.byWord[word] else {
-      if word == "<<" {
-        report(keyNode, "merge keys ('<<') are not supported; alias the whole mapping or repeat its keys")
-        return nil
-      }
       let words = Key.allCases.map(\.word)
-      let suggestion = Suggestion.closest(to: word, among: words)
-      let hint = suggestion.map(Suggestion.didYouMean) ?? " (expected \(Self.listing(words, quoted: true)))"
+      let suggestion = Suggestion.closestKey(to: word, among: words)
+      let hint =
+        word.hasPrefix("x-")
+        ? " (keys starting with 'x-' are ignored only at the top level of the manifest)"
+        : suggestion.map(Suggestion.didYouMean) ?? " (expected \(Self.listing(words, quoted: true)))"
       report(keyNode, "unknown key '\(word)'\(context())\(hint)")
       return nil
     }

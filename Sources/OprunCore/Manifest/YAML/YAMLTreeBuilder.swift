@@ -6,8 +6,10 @@ import CYAML
 /// nesting depth, and how much aliases expand the document ("billion laughs"), both in nodes
 /// and in the bytes of scalar text a reader of the expanded document would hold.
 ///
-/// A scalar holding a NUL character, and a tag oprun does not read, are recorded in the
-/// tree's ``YAMLTree/problems`` and reading goes on, so they are reported with the rest.
+/// A scalar holding a NUL character, a tag oprun does not read, and a merge key (`<<`) that
+/// merges something other than mappings are recorded in the tree's ``YAMLTree/problems`` and
+/// reading goes on, so they are reported with the rest. Merge keys are resolved as each
+/// mapping ends (``YAMLTree/resolvingMergeKeys(_:file:)``).
 struct YAMLTreeBuilder {
   /// Deeper nesting is refused: no manifest needs it, and it keeps every later walk shallow.
   static let maximumDepth = 1000
@@ -169,13 +171,26 @@ struct YAMLTreeBuilder {
   private mutating func closeContainer() -> Diagnostic? {
     let container = open.removeLast()
     let node = Int(container.node)
-    tree.nodes[node].childStart = Int32(tree.children.count)
-    tree.nodes[node].childCount = Int32(pending.count - container.pendingStart)
-    tree.children.append(contentsOf: pending[container.pendingStart...])
+    storeChildren(of: node, pending[container.pendingStart...])
     pending.removeSubrange(container.pendingStart...)
     if container.isAnchored { anchoredWeights[container.node] = container.weight }
     attach(container.node, weight: container.weight)
     return nil
+  }
+
+  /// Moves a finished container's children into the tree, merge keys resolved. A function of
+  /// its own, so that no slice of `pending` outlives it: one would make removing them from
+  /// `pending` copy the whole stack, for every container.
+  private mutating func storeChildren(of node: Int, _ written: ArraySlice<Int32>) {
+    tree.nodes[node].childStart = Int32(tree.children.count)
+    if tree.nodes[node].kind == .mapping, tree.holdsMergeKey(written) {
+      let resolved = tree.resolvingMergeKeys(written, file: source.path)
+      tree.nodes[node].childCount = Int32(resolved.count)
+      tree.children.append(contentsOf: resolved)
+    } else {
+      tree.nodes[node].childCount = Int32(written.count)
+      tree.children.append(contentsOf: written)
+    }
   }
 
   private mutating func addAlias(_ event: yaml_event_t) -> Diagnostic? {

@@ -1,0 +1,136 @@
+import Foundation
+import Testing
+
+/// The feature examples in `jobs/` show what their comments say they show.
+@Suite struct ExamplesTests {
+  /// Runs `jobs/NAME` in a scratch folder of its own, with the event stream on.
+  private func run(_ name: String, _ extra: [String] = []) throws -> (Finished, EventLog, Scratch) {
+    let folder = try FixtureTests.scratchWithFixture(name)
+    let run = try runOprun(runArguments(extra, manifest: name), in: folder)
+    let log = folder.events
+    expectStreamContract(log)
+    return (run, log, folder)
+  }
+
+  @Test func prioritiesStartHighestFirstThenInManifestOrderButNeverBeforeADependency() throws {
+    let (run, log, _) = try run("priorities.yaml")
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(
+      log.order(of: "executing") == ["checkout", "hotfix", "test", "lint", "format", "docs", "archive", "deploy"])
+  }
+
+  @Test func qosSetsNicenessAndTheStartOrderOfJobsWithoutAPriority() throws {
+    let (run, log, _) = try run("qos.yaml")
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(log.order(of: "executing") == ["setup", "ui", "preview", "compile", "thumbnails", "index"])
+    func niceness(_ job: String) throws -> Int {
+      let prefix = "\(job) | \(job): nice "
+      let line = try #require(run.stdout.split(separator: "\n").first { $0.hasPrefix(prefix) })
+      return try #require(Int(line.dropFirst(prefix.count)))
+    }
+    let base = try niceness("compile")
+    #expect(try niceness("thumbnails") == min(base + 5, 19))
+    #expect(try niceness("index") == min(base + 10, 19))
+    #expect(try niceness("preview") <= base)
+    #expect(try niceness("ui") <= niceness("preview"))
+  }
+
+  @Test func queuesKeepTheirOwnLimitsAndDependenciesCrossThem() throws {
+    let (run, log, _) = try run("queues.yaml")
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(log.order(of: "executing", queue: "net") == ["download-a", "download-b", "download-c"])
+    #expect(log.order(of: "executing", queue: "build") == ["compile", "link"])
+    #expect(log.mostExecutingAtOnce["net"] ?? 0 <= 2)
+    #expect(log.mostExecutingAtOnce["build"] == 1)
+    let firstDownloadDone = min(
+      try #require(log.index(of: "download-a", to: "finished")),
+      try #require(log.index(of: "download-b", to: "finished")))
+    #expect(try #require(log.index(of: "download-c", to: "executing")) > firstDownloadDone)
+    let linkStarts = try #require(log.index(of: "link", to: "executing"))
+    for job in ["compile", "download-a", "download-b", "download-c"] {
+      #expect(try #require(log.index(of: job, to: "finished")) < linkStarts, "\(job)")
+    }
+  }
+
+  @Test func aBarrierWaitsForTheJobsBeforeItAndHoldsBackTheJobsAfterIt() throws {
+    let (run, log, _) = try run("barrier.yaml")
+    #expect(run.status == 0, "\(run.stderr)")
+    let migrateStarts = try #require(log.index(of: "migrate", to: "executing"))
+    let migrateEnds = try #require(log.index(of: "migrate", to: "finished"))
+    for job in ["schema-a", "schema-b"] {
+      #expect(try #require(log.index(of: job, to: "finished")) < migrateStarts, "\(job)")
+    }
+    for job in ["seed-a", "seed-b"] {
+      #expect(try #require(log.index(of: job, to: "executing")) > migrateEnds, "\(job)")
+    }
+  }
+
+  @Test func runIfSkipsOrRunsEachJobAsItsCommentSays() throws {
+    let (run, log, _) = try run("run-if.yaml")
+    #expect(run.status == 1)
+    let outcomes = ["build", "test", "deploy", "rollback", "debug-build", "report"].map { log.outcome(of: $0) }
+    #expect(outcomes == ["succeeded", "failed", "skipped", "succeeded", "skipped", "succeeded"])
+    #expect(log.cancelReason(of: "deploy") == "dependency-failed")
+    #expect(!log.executed("deploy"))
+    #expect(!log.executed("debug-build"))
+  }
+
+  @Test(arguments: [
+    ([], ["succeeded", "cancelled", "succeeded"]),
+    (["-k"], ["succeeded", "succeeded", "succeeded"]),
+    (["--fail-fast"], ["cancelled", "cancelled", "cancelled"]),
+  ])
+  func eachFailurePolicyTreatsTheJobsAsTheCommentSays(flags: [String], slowPackageCleanup: [String]) throws {
+    let (run, log, folder) = try run("failure-policies.yaml", flags)
+    #expect(run.status == 1)
+    #expect(log.outcome(of: "broken") == "failed")
+    #expect(["slow", "package", "cleanup"].map { log.outcome(of: $0) } == slowPackageCleanup)
+    #expect(log.executed("package") == (slowPackageCleanup[1] == "succeeded"))
+    if flags == ["--fail-fast"] { #expect(log.finish(of: "slow")?.int("signal") == Int(SIGTERM)) }
+    #expect(!folder.exists(".broken.pid"), "the example cleans up after itself")
+  }
+
+  @Test func aRetrySavesTheFlakyJobAndATimeoutStopsTheHangingOne() throws {
+    let (run, log, _) = try run("timeouts-and-retries.yaml")
+    #expect(run.status == 1)
+    #expect(log.outcome(of: "flaky") == "succeeded")
+    #expect(log.finish(of: "flaky")?.int("attempt") == 2)
+    #expect(run.stdout.contains("flaky | attempt 1\n") && run.stdout.contains("flaky | attempt 2\n"))
+    #expect(log.outcome(of: "hang") == "timed-out")
+    #expect(log.cancelReason(of: "hang") == "timeout")
+    #expect(log.outcome(of: "quick") == "succeeded")
+  }
+
+  @Test func everyJobsCompletionRunsWithItsStatus() throws {
+    let (run, log, _) = try run("completions.yaml")
+    #expect(run.status == 1)
+    #expect(log.named("completion").compactMap { $0.string("job") }.sorted() == ["build", "publish", "test"])
+    for line in [
+      "build | notify: build succeeded (exit 0)", "test | notify: test failed (exit 3)",
+      "publish | notify: publish skipped (exit none)",
+    ] {
+      #expect(run.stdout.contains(line + "\n"), "\(line)")
+    }
+    #expect(!log.executed("publish"))
+  }
+
+  @Test func sharedSettingsComeFromAnXAnchorThroughMergeKeys() throws {
+    let (run, log, _) = try run("shared-settings.yaml")
+    #expect(run.status == 0, "\(run.stderr)")
+    for line in ["db | db: log level info", "api | api: log level debug", "web | web: log level info"] {
+      #expect(run.stdout.contains(line + "\n"), "\(line)")
+    }
+    #expect(log.order(of: "executing") == ["db", "api", "web"])
+  }
+
+  @Test func interactiveJobsWithoutATerminalReadTheEndOfInputAndSucceed() throws {
+    let (run, log, _) = try run("interactive.yaml")
+    #expect(run.status == 0, "\(run.stderr)")
+    let lines = run.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+    #expect(lines.contains { $0.hasPrefix("your name? hello") })
+    #expect(lines.contains { $0.hasPrefix("sure? answer is") })
+    #expect(!run.stdout.contains("ask | "))
+    #expect(run.stdout.contains("background | quietly working\n"))
+    #expect(try #require(log.index(of: "confirm", to: "executing")) > #require(log.index(of: "ask", to: "finished")))
+  }
+}
