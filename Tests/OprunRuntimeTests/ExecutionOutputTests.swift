@@ -62,11 +62,12 @@ import Testing
     let directory = try makeTemporaryDirectory()
     defer { removeTree(directory) }
     // The grandchild writes once oprun has reaped the shell (kill -0 holds for a zombie),
-    // then records whether its write succeeded.
+    // then records whether its write succeeded (aside, then renamed: the test waits for the
+    // file and must not read it before the status is in it).
     let script = """
       shell=$$
       (trap '' PIPE; while kill -0 $shell 2>/dev/null; do sleep 0.01; done
-       echo late; echo $? > \(directory)/status; exec sleep 1000) &
+       echo late; echo $? > \(directory)/status.part; mv \(directory)/status.part \(directory)/status; exec sleep 1000) &
       echo early
       """
     let leftovers = LeftoverOutput()
@@ -92,7 +93,7 @@ import Testing
       (trap '' PIPE; while [ ! -f \(directory)/go ]; do sleep 0.01; done
        echo late; printf partial; touch \(directory)/said
        while [ ! -f \(directory)/closed ]; do sleep 0.01; done
-       echo after-close; echo $? > \(directory)/status; exec sleep 1000) &
+       echo after-close; echo $? > \(directory)/status.part; mv \(directory)/status.part \(directory)/status; exec sleep 1000) &
       echo early
       """
     let leftovers = LeftoverOutput()
