@@ -45,7 +45,7 @@ import Testing
   @Test func twoRunsWithoutAChoiceExit2ListingBothAndPidChoosesOne() throws {
     let scene = try ControlScene()
     try scene.folder.manifest(gatedManifest)
-    try scene.folder.manifest(gatedManifest, name: "other.yaml")
+    try scene.folder.manifest(gatedManifestMarkingItsFlood("other-noisy.done"), name: "other.yaml")
     let one = try scene.startRun()
     let two = try scene.startRun(manifest: "other.yaml", events: "other.ndjson")
     defer {
@@ -53,6 +53,12 @@ import Testing
       _ = one.process.wait()
       _ = two.process.wait()
     }
+    // Listing asks each run for its status with a time limit; this test is about choosing a
+    // run, not about answering under a flood of output (hostileClientsNeverStallOrBreakTheRun
+    // is), so it starts once both floods are over: a busy sanitizer build on a loaded machine
+    // can take longer than the limit to print 300,000 lines.
+    try scene.folder.waitUntilExists("noisy.done")
+    try scene.folder.waitUntilExists("other-noisy.done")
 
     let unchosen = try scene.ctl(["cancel", "first"])
     #expect(unchosen.status == 2)

@@ -79,15 +79,20 @@ struct StartedRun {
 }
 
 /// Jobs that wait for the file `go` in the scene's folder, so that a test steers or watches
-/// a run that is surely in progress; `noisy` writes a few megabytes meanwhile.
-let gatedManifest = """
+/// a run that is surely in progress; `noisy` writes a few megabytes meanwhile, then creates
+/// the file `noisyMarker` (`noisy.done` in `gatedManifest`), so that a test can tell when the flood is over.
+func gatedManifestMarkingItsFlood(_ noisyMarker: String) -> String {
+  """
   max-concurrent: 3
   jobs:
     first: {command: "while [ ! -e go ]; do sleep 0.02; done; echo first done"}
     second: {command: echo second, dependencies: [first]}
     third: {command: "while [ ! -e go ]; do sleep 0.02; done"}
-    noisy: {command: "seq 1 300000; while [ ! -e go ]; do sleep 0.02; done"}
+    noisy: {command: "seq 1 300000; touch \(noisyMarker); while [ ! -e go ]; do sleep 0.02; done"}
   """
+}
+
+let gatedManifest = gatedManifestMarkingItsFlood("noisy.done")
 
 /// A blocking client of a Unix-domain socket with time limits, for the fuzz test.
 enum RawClient {
