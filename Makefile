@@ -57,6 +57,10 @@ test: test-deps
 	$(SWIFT) build
 	$(SWIFT) test
 
+# The unit tests whose names follow, by their module: end-to-end tests have names with these words
+# too (FoundationOperationQueueTests, ControlChannelTests), and are run against an instrumented oprun apart.
+UNIT_TESTS = ^Oprun(Core|Runtime)Tests\..*
+
 # Where instrumented oprun processes write their reports: a folder every user can write to, since
 # the control tests run `oprun ctl` as another user too, and a sanitizer that cannot open its log exits.
 SANITIZER_REPORTS = /tmp/oprun-sanitizer-reports
@@ -67,7 +71,7 @@ SANITIZER_REPORTS = /tmp/oprun-sanitizer-reports
 # (AddressSanitizer keeps freed memory in quarantine), and take minutes under one.
 test-tsan: test-deps
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
-	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --filter 'Queue|Execution|Reporting|RunDriver|Control|JSON'
+	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --filter '$(UNIT_TESTS)(Queue|Execution|Reporting|RunDriver|Control|JSON)'
 	install -d -m 1777 $(SANITIZER_REPORTS)
 	rm -f $(SANITIZER_REPORTS)/tsan.*
 	OPRUN=$(CURDIR)/.build-tsan/debug/oprun TSAN_OPTIONS=log_path=$(SANITIZER_REPORTS)/tsan \
@@ -96,7 +100,7 @@ resources: deps
 test-asan: test-deps
 	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
 	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan \
-	  --filter 'Queue|Execution|Reporting|RunDriver|Control|JSON|Manifest'
+	  --filter '$(UNIT_TESTS)(Queue|Execution|Reporting|RunDriver|Control|JSON|Manifest)'
 	install -d -m 1777 $(SANITIZER_REPORTS)
 	rm -f $(SANITIZER_REPORTS)/asan.*
 	OPRUN=$(CURDIR)/.build-asan/debug/oprun ASAN_OPTIONS=detect_leaks=0:log_path=$(SANITIZER_REPORTS)/asan \
