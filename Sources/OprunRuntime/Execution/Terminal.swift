@@ -8,6 +8,13 @@ public enum Terminal {
 
   public static var standardInputIsTerminal: Bool { isTerminal(STDIN_FILENO) }
 
+  /// The width in columns of the terminal `fd` refers to; nil when it is none or says 0.
+  public static func columns(_ fd: Int32) -> Int? {
+    var size = winsize()
+    guard ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+    return Int(size.ws_col)
+  }
+
   /// Standard input is a terminal whose foreground process group is oprun's:
   /// only then may a job be given the terminal (oprun started with `&` must
   /// not take it from the shell).

@@ -28,14 +28,18 @@ public struct HumanOptions: Sendable, Equatable {
   public var verbosity: Verbosity
   /// Wraps grouped output in `::group::` / `::endgroup::` markers.
   public var githubActions: Bool
+  /// The terminal's width when human output goes to a terminal, which then gets a live status
+  /// line (SPEC §5); nil for no status line.
+  public var statusLineColumns: Int?
 
   public init(
     outputMode: OutputMode = .prefixed, color: Bool = false, verbosity: Verbosity = .normal,
-    githubActions: Bool = false
+    githubActions: Bool = false, statusLineColumns: Int? = nil
   ) {
     self.outputMode = outputMode
     self.color = color
     self.verbosity = verbosity
     self.githubActions = githubActions
+    self.statusLineColumns = statusLineColumns
   }
 }

@@ -24,6 +24,8 @@ public final class HumanReporter: RunObserver {
   /// newline (a partial line, or one ended by `\r`); the next line of oprun's or of another
   /// job needs a newline first to start on a line of its own.
   var rawLineOwner: JobID?
+  /// The live status line, on a terminal and unless quiet; nil otherwise.
+  var statusLine: StatusLine?
 
   /// A reporter writing the timeline, job output and summary to `out`, warnings to `err`;
   /// grouped output waits in `groupedStorage`.
@@ -38,10 +40,14 @@ public final class HumanReporter: RunObserver {
     self.err = err
     summary = RunSummary(jobCount: graph.jobs.count)
     timeline = TimelineFormatter(graph: graph, options: options)
+    if let columns = options.statusLineColumns, options.verbosity >= .normal {
+      statusLine = StatusLine(total: graph.jobs.count, columns: columns)
+    }
   }
 
   public func observe(_ event: RunEvent) {
     summary.record(event)
+    eraseStatusLine()
     switch event.kind {
     case .runStarted(let queues, let jobs, let run, let control):
       showRunStarted(at: event.time, queues: queues, jobs: jobs, run: run, control: control)
@@ -77,12 +83,15 @@ public final class HumanReporter: RunObserver {
     case .runFinished:
       showRemainingGroups()
       showSummary()
+      statusLine = nil
       err.flush()
     }
+    drawStatusLine(at: event.time)
     out.flush()
   }
 
   private func show(_ transition: Transition, at time: Double) {
+    statusLine?.record(transition, interactive: graph.jobs[transition.job].interactive)
     let name = jobName(transition.job)
     switch transition.to {
     case .pending:

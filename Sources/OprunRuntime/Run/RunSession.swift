@@ -31,9 +31,8 @@ final class RunSession {
     let humanFD: Int32 = eventsToStandardOutput ? 2 : 1
     let humanOut = output.sink(fileDescriptor: humanFD, lineBuffered: Terminal.isTerminal(humanFD))
     let humanErr = output.sink(fileDescriptor: STDERR_FILENO, lineBuffered: true)
-    var observers: [any RunObserver] = [
-      HumanReporter(graph: graph, options: humanOptions(humanFD: humanFD), out: humanOut, err: humanErr)
-    ]
+    let human = HumanReporter(graph: graph, options: humanOptions(humanFD: humanFD), out: humanOut, err: humanErr)
+    var observers: [any RunObserver] = [human]
     if let path = configuration.eventsPath {
       guard let sink = openSink(path, standardOutput: eventsToStandardOutput, output) else {
         return failToOpen(path)
@@ -74,6 +73,7 @@ final class RunSession {
     let (control, controlWarning) = openControlChannel(driver: driver)
     if let controlWarning { warnings.append(controlWarning) }
     driver.start(run: identity, control: control?.path, warnings: warnings)
+    if human.options.statusLineColumns != nil { refreshStatusLine(of: human, driver: driver, terminal: humanFD) }
     loop.run { driver.isFinished }
     control?.stopListening()
     let status = driver.finish()
@@ -127,15 +127,25 @@ final class RunSession {
     }
   }
 
+  /// Redraws the status line once a second, with the time and the terminal's width then,
+  /// until the run has finished: it says how long the run has taken even while no event comes.
+  private func refreshStatusLine(of human: HumanReporter, driver: RunDriver, terminal: Int32) {
+    _ = loop.schedule(after: 1) { [weak self, weak human] in
+      guard let self, let human, !driver.isFinished else { return }
+      human.refreshStatusLine(at: driver.runTime, columns: Terminal.columns(terminal))
+      refreshStatusLine(of: human, driver: driver, terminal: terminal)
+    }
+  }
+
   private func humanOptions(humanFD: Int32) -> HumanOptions {
     let noColor = getenv("NO_COLOR").map { String(cString: $0) }
-    let color =
-      Terminal.isTerminal(humanFD) && (noColor == nil || noColor == "")
-      && getenv("TERM").map { String(cString: $0) } != "dumb"
+    // A dumb terminal can neither show colours nor erase a line.
+    let capableTerminal = Terminal.isTerminal(humanFD) && getenv("TERM").map { String(cString: $0) } != "dumb"
+    let color = capableTerminal && (noColor == nil || noColor == "")
     let githubActions = getenv("GITHUB_ACTIONS").map { String(cString: $0) } == "true"
     return HumanOptions(
       outputMode: configuration.outputMode, color: color, verbosity: configuration.verbosity,
-      githubActions: githubActions)
+      githubActions: githubActions, statusLineColumns: capableTerminal ? Terminal.columns(humanFD) : nil)
   }
 
   private func openSink(_ path: String, standardOutput: Bool, _ output: OutputFlow) -> OutputSink? {
