@@ -6,9 +6,17 @@ import OprunCore
 extension HumanReporter {
   static let slowestShown = 5
 
+  /// How many jobs a line of consequences names before it counts the rest.
+  static let consequencesNamed = 10
+
   func showSummary() {
     closeRawLine()
-    for failure in summary.failures { showFailure(failure) }
+    let failures = summary.failures
+    let consequences = failures.isEmpty ? [:] : summary.consequences(in: graph)
+    for failure in failures {
+      showFailure(failure)
+      for consequence in consequences[failure.job] ?? [] { showConsequence(consequence, of: failure) }
+    }
     if options.verbosity >= .normal { showSlowest() }
     out.write(countsLine() + "\n")
   }
@@ -24,6 +32,16 @@ extension HumanReporter {
       out.write(line)
       out.write("\n")
     }
+  }
+
+  /// `── c, d: skipped because a failed` (or `timed out`), the names after the first ten counted.
+  private func showConsequence(_ consequence: RunSummary.Consequence, of failure: RunSummary.JobResult) {
+    var names = consequence.jobs.prefix(Self.consequencesNamed).map(jobName).joined(separator: ", ")
+    let unnamed = consequence.jobs.count - Self.consequencesNamed
+    if unnamed > 0 { names += " and \(unnamed) more" }
+    let outcome = style.paint(consequence.outcome.rawValue, TerminalStyle.colour(of: consequence.outcome))
+    let cause = failure.outcome == .timedOut ? "timed out" : "failed"
+    out.write(style.paint("── ", .bold) + names + ": " + outcome + " because " + jobName(failure.job) + " " + cause + "\n")
   }
 
   private func showSlowest() {
