@@ -74,6 +74,17 @@ static void child_announce(const struct oprun_spawn_plan *plan) {
                              MSG_DONTWAIT | MSG_NOSIGNAL, 0, 0);
 }
 
+// Returns only when no path of the program could be executed; the shell then runs the
+// command and says why, as it would have. Like the shell's lookup, a path where the program
+// is missing or not executable passes to the next; any other failure (a script without `#!`
+// among them, which the shell runs itself) goes to the shell at once.
+static void child_exec_directly(const struct oprun_spawn_plan *plan) {
+  for (char *const *candidate = plan->direct_paths; *candidate; candidate++) {
+    syscall(SYS_execve, *candidate, plan->direct_argv, plan->envp);
+    if (errno != ENOENT && errno != ENOTDIR && errno != EACCES) return;
+  }
+}
+
 __attribute__((noreturn)) static void child_run(const struct oprun_spawn_plan *plan, const struct child_report *report) {
   if (syscall(SYS_setpgid, 0, 0) != 0) child_fail(report, OPRUN_SPAWN_STAGE_SETUP, errno);
   oprun_child_reset_signal_actions();
@@ -90,6 +101,7 @@ __attribute__((noreturn)) static void child_run(const struct oprun_spawn_plan *p
   child_install_stdio(plan, report);
   if (plan->announce_fd >= 0 && report->shared) child_announce(plan);
   oprun_child_unblock_signals();
+  if (plan->direct_paths) child_exec_directly(plan);
   syscall(SYS_execve, plan->path, plan->argv, plan->envp);
   child_fail(report, OPRUN_SPAWN_STAGE_EXEC, errno);
 }

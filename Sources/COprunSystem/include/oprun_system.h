@@ -78,6 +78,13 @@ struct oprun_spawn_plan {
   unsigned char *announcement;
   size_t announcement_length;
   long *announced;
+  /// A command run without the shell: the program's possible paths in `PATH` order
+  /// (NULL-terminated) and its argv, tried before `path`. The child goes on to the next path
+  /// where the program is missing or not executable, as the shell's lookup does, and runs
+  /// `path` (the shell, with the same command) when none can be executed, so that a missing
+  /// program or a script without `#!` is reported exactly as the shell reports it. NULL for none.
+  char *const *direct_paths;
+  char *const *direct_argv;
 };
 
 /// Where a spawn failed, in oprun_spawn_failure.stage.

@@ -19,11 +19,17 @@ public struct SpawnRequest: Sendable, Equatable {
   /// Standard error goes down the standard output pipe (delivered as `.stdout`), so that
   /// the two keep the order the child wrote them in and a job costs one pipe, not two.
   public var mergesStandardError: Bool
+  /// The program and arguments to run without the shell (``DirectCommand``), looked up on the
+  /// environment's `PATH`; the shell runs `command` when the lookup finds nothing to execute.
+  /// Nil: `shell -c command`.
+  public var directArguments: [String]?
 
   public init(
     command: String, environment: [String], workingDirectory: String? = nil, qos: QualityOfService = .default,
-    interactive: Bool = false, shell: String = "/bin/sh", mergesStandardError: Bool = false
+    interactive: Bool = false, shell: String = "/bin/sh", mergesStandardError: Bool = false,
+    directArguments: [String]? = nil
   ) {
+    self.directArguments = directArguments
     self.command = command
     self.environment = environment
     self.workingDirectory = workingDirectory

@@ -12,6 +12,7 @@ public final class Spawner {
   /// oprun's niceness when the spawner was made; QoS offsets are relative to it.
   public let baseNiceness: Int32
   private var nullDevice: Int32 = -1
+  private let workingFolder = ShellWorkingFolder()
 
   public init() {
     baseNiceness = currentNiceness()
@@ -55,7 +56,12 @@ public final class Spawner {
     _ request: SpawnRequest, stdin: Int32, output: OutputPipes?, takesTerminal: Bool, watchdog: Watchdog?
   ) throws(SpawnError) -> pid_t {
     let arguments = CStringArray([request.shell, "-c", request.command])
-    let environment = CStringArray(request.environment)
+    let directPaths = request.directArguments.flatMap { Self.programPaths(of: $0[0], environment: request.environment) }
+    let direct = directPaths.map { (CStringArray($0), CStringArray(request.directArguments!)) }
+    // Run without the shell, the command still sees the PWD the shell would have set.
+    let environment = CStringArray(
+      direct == nil
+        ? request.environment : workingFolder.environment(request.environment, in: request.workingDirectory))
     let scheduling = request.qos.scheduling
     let niceness = min(max(baseNiceness + scheduling.nicenessOffset, -20), 19)
     var failure = oprun_spawn_failure()
@@ -71,17 +77,29 @@ public final class Spawner {
               set_nice: niceness != baseNiceness ? 1 : 0, nice: niceness,
               ioprio: scheduling.ioPriority?.rawValue ?? 0, terminal_fd: takesTerminal ? STDIN_FILENO : -1,
               announce_fd: watchdog?.channelDescriptor ?? -1, announcement: announcementBytes.baseAddress,
-              announcement_length: announcementBytes.count, announced: announcedCount)
+              announcement_length: announcementBytes.count, announced: announcedCount,
+              direct_paths: direct?.0.pointers, direct_argv: direct?.1.pointers)
             return oprun_spawn(&plan, &failure)
           }
         }
       }
     }
-    withExtendedLifetime((arguments, environment)) {}
+    withExtendedLifetime((arguments, environment, direct)) {}
     watchdog?.announced(announcement, sent: announced, by: pid < 0 ? nil : pid)
     guard pid < 0 else { return pid }
     output?.closeAll()
     throw spawnError(failure, request)
+  }
+
+  /// Where the shell would look for `program`: itself when it names a path, else each folder
+  /// of the environment's `PATH` in order (an empty entry is the working folder). Nil without
+  /// a `PATH`: the shell's own default then decides, so the shell runs the command.
+  static func programPaths(of program: String, environment: [String]) -> [String]? {
+    if program.utf8.contains(UInt8(ascii: "/")) { return [program] }
+    guard let entry = environment.last(where: { $0.utf8.starts(with: "PATH=".utf8) }) else { return nil }
+    return entry.utf8.dropFirst(5).split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false).map {
+      folder in folder.isEmpty ? program : String(decoding: folder, as: UTF8.self) + "/" + program
+    }
   }
 
   private func spawnError(_ failure: oprun_spawn_failure, _ request: SpawnRequest) -> SpawnError {

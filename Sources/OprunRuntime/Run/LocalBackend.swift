@@ -1,7 +1,8 @@
 import Glibc
 import OprunCore
 
-/// Jobs as processes on this machine: each command is `/bin/sh -c command` in a process
+/// Jobs as processes on this machine: each command is its own program when it has no shell
+/// syntax (``DirectCommand``), else `/bin/sh -c command`, in a process
 /// group of its own (its handle's id is its pid, which is also the group's id), watched on
 /// the run's ``EventLoop``; signals go to the whole group.
 ///
@@ -47,7 +48,7 @@ final class LocalBackend: JobBackend {
     return work.commands.map { command in
       let request = SpawnRequest(
         command: command, environment: environment, workingDirectory: work.workingDirectory, qos: work.qos,
-        interactive: work.interactive, mergesStandardError: true)
+        interactive: work.interactive, mergesStandardError: true, directArguments: DirectCommand.arguments(of: command))
       switch spawner.spawn(request, announcingTo: watchdog) {
       case .success(let process):
         return .success(watch(process, of: work.work))
