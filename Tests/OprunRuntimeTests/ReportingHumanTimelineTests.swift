@@ -171,7 +171,7 @@ import Testing
       ])
   }
 
-  @Test func verboseAddsTheRunAttemptsQueuesAndCompletionPids() {
+  @Test func verboseAddsTheRunAttemptsQueuesHowCommandsRunAndCompletionPids() {
     let lines = report(
       [
         RunEvent(
@@ -186,7 +186,7 @@ import Testing
     #expect(
       lines == [
         "  0.000s  started     ci      3 jobs · queues ci ×2 · run r1 · control /run/oprun/1.sock",
-        "  0.100s  executing   build   pid 5 · attempt 1 · queue ci",
+        "  0.100s  executing   build   pid 5 · attempt 1 · queue ci · exec direct",
         "  0.300s  finished    build   succeeded in 0.20s · attempt 1",
         "  0.310s  completion  build   pid 6",
       ])

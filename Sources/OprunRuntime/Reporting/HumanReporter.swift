@@ -106,7 +106,8 @@ public final class HumanReporter: RunObserver {
     case .executing:
       // Quiet runs of many jobs format no line they would not print.
       guard options.verbosity >= .normal else { return }
-      let detail = timeline.executingDetail(transition, queueName: queueName(transition.queue))
+      let detail = timeline.executingDetail(
+        transition, queueName: queueName(transition.queue), commands: graph.jobs[transition.job].commands)
       showLine(at: time, "executing", name, detail)
     case .finished:
       defer { showGroup(of: transition.job) }

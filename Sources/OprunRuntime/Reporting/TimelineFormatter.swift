@@ -31,15 +31,24 @@ struct TimelineFormatter {
   }
 
   /// `pid 4242` or `pids 4242 4243`, then the attempt when it is not the first (always when verbose).
-  func executingDetail(_ transition: Transition, queueName: String) -> String {
+  func executingDetail(_ transition: Transition, queueName: String, commands: [String]) -> String {
     var parts: [String] = []
     if !transition.pids.isEmpty {
       let label = plural("pid", count: transition.pids.count)
       parts.append(label + " " + transition.pids.map(String.init).joined(separator: " "))
     }
     if transition.attempt > 1 || verbosity == .verbose { parts.append("attempt \(transition.attempt)") }
-    if verbosity == .verbose { parts.append("queue " + queueName) }
+    if verbosity == .verbose {
+      parts.append("queue " + queueName)
+      parts.append("exec " + Self.execWays(of: commands))
+    }
     return parts.joined(separator: " · ")
+  }
+
+  /// How each command runs, in the order of the pids: `direct` (its own program, found on
+  /// `PATH`) or `sh -c` (``DirectCommand``).
+  static func execWays(of commands: [String]) -> String {
+    commands.map { DirectCommand.arguments(of: $0) == nil ? "sh -c" : "direct" }.joined(separator: ", ")
   }
 
   /// `succeeded in 1.21s`, `failed (exit 2) in 0.30s`, `timed out after 5.00s`,
