@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Writes one trivial-job graph in three forms: oprun YAML, build.ninja and a Makefile.
+"""Writes one trivial-job graph in the forms each tool reads: oprun YAML, build.ninja, Makefiles.
 
 usage: gen-graphs.py SHAPE N OUTDIR    SHAPE: flat | chain | layered (layers of 100, 2 deps each)
-Every job runs `true` through /bin/sh, which is what all three tools then spawn.
+Every job runs `true`. oprun and make run such a command directly (SHAPE.yaml, SHAPE.mk);
+ninja always goes through /bin/sh -c; SHAPE-sh.yaml and SHAPE-sh.mk force oprun and make
+through the shell too (a trailing `;`), for the comparison at the shell's floor.
 """
 import sys
 
@@ -22,13 +24,14 @@ def deps(i):
     return sorted({base + (i * 7) % width, base + (i * 13 + 1) % width})
 
 
-with open(f"{out}/{shape}.yaml", "w") as f:
-    f.write(f"name: {shape}\nmax-concurrent: 2\njobs:\n")
-    for i in range(n):
-        d = deps(i)
-        f.write(f"  j{i}:\n    command: 'true'\n")
-        if d:
-            f.write("    dependencies: [" + ", ".join(f"j{x}" for x in d) + "]\n")
+for suffix, command in (("", "true"), ("-sh", "true ;")):
+    with open(f"{out}/{shape}{suffix}.yaml", "w") as f:
+        f.write(f"name: {shape}\nmax-concurrent: 2\njobs:\n")
+        for i in range(n):
+            d = deps(i)
+            f.write(f"  j{i}:\n    command: '{command}'\n")
+            if d:
+                f.write("    dependencies: [" + ", ".join(f"j{x}" for x in d) + "]\n")
 
 with open(f"{out}/{shape}.ninja", "w") as f:
     f.write("rule r\n  command = true\n\n")
@@ -38,10 +41,11 @@ with open(f"{out}/{shape}.ninja", "w") as f:
         f.write(f"build j{i}: r{implicit}\n")
     f.write("build all: phony " + " ".join(f"j{i}" for i in range(n)) + "\ndefault all\n")
 
-with open(f"{out}/{shape}.mk", "w") as f:
-    f.write("SHELL = /bin/sh\n.PHONY: all " + " ".join(f"j{i}" for i in range(n)) + "\n")
-    f.write("all: " + " ".join(f"j{i}" for i in range(n)) + "\n")
-    for i in range(n):
-        d = deps(i)
-        # `: ;` forces make through /bin/sh -c like the others (make execs simple commands directly).
-        f.write(f"j{i}: " + " ".join(f"j{x}" for x in d) + "\n\t@true ;\n")
+for suffix, command in (("", "true"), ("-sh", "true ;")):
+    with open(f"{out}/{shape}{suffix}.mk", "w") as f:
+        f.write("SHELL = /bin/sh\n.PHONY: all " + " ".join(f"j{i}" for i in range(n)) + "\n")
+        f.write("all: " + " ".join(f"j{i}" for i in range(n)) + "\n")
+        for i in range(n):
+            d = deps(i)
+            # `true ;` forces make through /bin/sh -c (make execs simple commands directly).
+            f.write(f"j{i}: " + " ".join(f"j{x}" for x in d) + f"\n\t@{command}\n")

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Per-job overhead of `oprun -j 2` against ninja, make and the spawn floor (a C loop that only
-# posix_spawns `/bin/sh -c true`), on 1,000 trivial jobs shaped flat, chain and layered;
+# Per-job time of `oprun -j 2` against make, ninja and two spawn floors (a C loop that only
+# posix_spawns /bin/true itself, or `/bin/sh -c true`), on N trivial jobs shaped flat, chain and
+# layered, oprun and make both ways (directly, and forced through the shell);
 # and oprun's start-up time on a one-job manifest. Needs hyperfine, ninja, cc (installed if missing).
 # OPRUN_BASELINE=/path/to/another/oprun adds that binary to the same interleaved rounds (a
 # before/after comparison of a change, free of the drift between two separate runs).
@@ -20,33 +21,42 @@ trap 'rm -rf "$work"' EXIT
 cc -O2 -o "$work/spawn-floor" Benchmarks/spawn-floor.c
 
 BASELINE=${OPRUN_BASELINE:-}
-printf '%-8s %10s %10s %10s %10s   %s\n' shape "floor ms" "oprun ms" "ninja ms" "make ms" "per-job overhead over the floor (us): oprun / ninja / make  (medians of $RUNS interleaved rounds)"
+echo "$(date -u '+%Y-%m-%d %H:%M UTC') · $(nproc) cores · $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //') · N=$N, medians of $RUNS interleaved rounds"
+printf '%-8s %8s %8s %8s %8s %8s %8s %8s   %s\n' shape "direct" "sh" "oprun" "make" "ninja" "oprun-sh" "make-sh" \
+  "ms; then each tool's time over the direct floor: oprun / make / ninja"
 for shape in flat chain layered; do
   python3 Benchmarks/gen-graphs.py "$shape" "$N" "$work"
-  # The floor runs as many at once as the graph allows: a chain, one at a time.
+  # The floors run as many at once as the graph allows: a chain, one at a time. `direct` spawns
+  # /bin/true itself; `sh` spawns /bin/sh -c true.
   width=2; [ "$shape" = chain ] && width=1
   (cd "$work" && python3 "$ROOT/Benchmarks/interleave.py" "$RUNS" \
-    "floor=$work/spawn-floor $N $width" \
+    "direct=$work/spawn-floor $N $width /bin/true direct" \
+    "sh=$work/spawn-floor $N $width" \
     "oprun=$OPRUN -j 2 -q $shape.yaml" \
+    "make=make -s -j 2 -f $shape.mk" \
     "ninja=ninja -j 2 -f $shape.ninja" \
-    "make=make -s -j 2 -f $shape.mk" ${BASELINE:+"baseline=$BASELINE -j 2 -q $shape.yaml"} >"$shape.json")
+    "oprun-sh=$OPRUN -j 2 -q $shape-sh.yaml" \
+    "make-sh=make -s -j 2 -f $shape-sh.mk" ${BASELINE:+"baseline=$BASELINE -j 2 -q $shape.yaml"} >"$shape.json")
   python3 - "$work/$shape.json" "$shape" "$N" <<'PY'
 import json, sys
-results = json.load(open(sys.argv[1]))
+r = json.load(open(sys.argv[1]))
 shape, n = sys.argv[2], int(sys.argv[3])
-floor = results["floor"]
-over = lambda k: (results[k] - floor) * 1000 / n
-print(f"{shape:<8} {floor:10.1f} {results['oprun']:10.1f} {results['ninja']:10.1f} {results['make']:10.1f}   "
-      f"{over('oprun'):.0f} / {over('ninja'):.0f} / {over('make'):.0f}")
-if "baseline" in results:
-    print(f"{'':<8} baseline {results['baseline']:.1f} ms: oprun takes {results['oprun'] / results['baseline'] * 100 - 100:+.1f} % "
-          f"({over('oprun'):.1f} vs {over('baseline'):.1f} us per job over the floor)")
+ratio = lambda k: r[k] / r["direct"]
+print(f"{shape:<8} " + " ".join(f"{r[k]:8.1f}" for k in ("direct", "sh", "oprun", "make", "ninja", "oprun-sh", "make-sh"))
+      + f"   {ratio('oprun'):.3f} / {ratio('make'):.3f} / {ratio('ninja'):.3f} x")
+if "baseline" in r:
+    print(f"{'':<8} baseline {r['baseline']:.1f} ms: oprun takes {r['oprun'] / r['baseline'] * 100 - 100:+.1f} %")
 PY
 done
 
+# Start-up: one job that runs `true`, each tool in the same hyperfine run.
 printf 'name: one\njobs:\n  only: {command: "true"}\n' >"$work/one.yaml"
+printf 'rule r\n  command = true\nbuild only: r\n' >"$work/one.ninja"
+printf '.PHONY: only\nonly:\n\t@true\n' >"$work/one.mk"
 (cd "$work" && hyperfine -N --warmup 5 --runs 200 --export-json one.json \
-  -n oprun "$OPRUN -q one.yaml" -n "oprun --version" "$OPRUN --version" >/dev/null)
+  -n oprun "$OPRUN -q one.yaml" -n ninja "ninja -f one.ninja" -n make "make -s -f one.mk" \
+  -n "floor" "$work/spawn-floor 1 1 /bin/true direct" \
+  -n "oprun --version" "$OPRUN --version" -n "ninja --version" "ninja --version" >/dev/null)
 python3 - "$work/one.json" <<'PY'
 import json, sys
 for r in json.load(open(sys.argv[1]))["results"]:

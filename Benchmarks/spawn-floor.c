@@ -21,6 +21,7 @@
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -125,11 +126,16 @@ int main(int argc, char **argv) {
   int total = argc > 1 ? atoi(argv[1]) : 2000;
   int width = argc > 2 ? atoi(argv[2]) : 2;
   char *command = argc > 3 ? argv[3] : "true";
+  // `direct`: the command is a program's path, spawned itself, with no shell (the floor of a
+  // tool that runs simple commands directly, as make and oprun do).
+  int direct = argc > 4 && strcmp(argv[4], "direct") == 0;
   if (total < 1 || width < 1 || width > 64) {
-    fprintf(stderr, "usage: spawn-floor [N] [J<=64] [COMMAND]\n");
+    fprintf(stderr, "usage: spawn-floor [N] [J<=64] [COMMAND [direct]]\n");
     return 2;
   }
-  char *child_argv[] = {"/bin/sh", "-c", command, 0};
+  char *shell_argv[] = {"/bin/sh", "-c", command, 0};
+  char *direct_argv[] = {command, 0};
+  char **child_argv = direct ? direct_argv : shell_argv;
   null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (null_fd < 0) fail("/dev/null");
 
@@ -180,12 +186,12 @@ int main(int argc, char **argv) {
     }
   }
   double elapsed = seconds() - begin;
-  printf("%s: %d x /bin/sh -c '%s', %d at a time: %.3f s, %.3f ms per job\n",
+  printf("%s: %d x %s'%s', %d at a time: %.3f s, %.3f ms per job\n",
 #ifdef OPRUN_SPAWN
          "oprun_spawn",
 #else
          "posix_spawn",
 #endif
-         total, command, width, elapsed, elapsed * 1000.0 / total);
+         total, direct ? "" : "/bin/sh -c ", command, width, elapsed, elapsed * 1000.0 / total);
   return 0;
 }
