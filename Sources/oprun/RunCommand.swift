@@ -61,6 +61,12 @@ struct RunCommand: ParsableCommand {
   @Flag(name: [.customShort("v"), .long], help: "Also print attempts and completion commands.")
   var verbose = false
 
+  @Option(
+    help: ArgumentHelp(
+      "Among ready jobs of one priority: fifo (manifest order) or critical-path (the job heading the longest "
+        + "remaining path first, weighed by past durations).", valueName: "ORDER"))
+  var schedule: Schedule = .fifo
+
   @Flag(
     name: [.customShort("r"), .long], help: "Skip the jobs that succeeded unchanged in the last run (see oprun log).")
   var resume = false
@@ -91,6 +97,7 @@ struct RunCommand: ParsableCommand {
     configuration.tracePath = trace
     configuration.grace = grace
     configuration.verbosity = quiet ? .quiet : verbose ? .verbose : .normal
+    configuration.schedule = schedule
     configuration.resume = resume
     configuration.keepsJournal = !noJournal
     configuration.arguments = Array(CommandLine.arguments.dropFirst())
@@ -117,3 +124,4 @@ extension Double {
 }
 
 extension RunConfiguration.OutputMode: ExpressibleByArgument {}
+extension Schedule: ExpressibleByArgument {}

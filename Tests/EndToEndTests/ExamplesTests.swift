@@ -19,6 +19,16 @@ import Testing
       log.order(of: "executing") == ["checkout", "hotfix", "test", "lint", "format", "docs", "archive", "deploy"])
   }
 
+  @Test func criticalPathStartsTheHeadOfTheLongestChainWhereFIFOStartsTheFirstJobs() throws {
+    let (fifo, fifoLog, _) = try run("critical-path.yaml")
+    #expect(fifo.status == 0, "\(fifo.stderr)")
+    #expect(fifoLog.order(of: "executing").prefix(2) == ["docs", "lint"])
+    let (critical, criticalLog, _) = try run("critical-path.yaml", ["--schedule", "critical-path"])
+    #expect(critical.status == 0, "\(critical.stderr)")
+    // The first two start together, before anything finishes: what follows depends on which ends first.
+    #expect(criticalLog.order(of: "executing").prefix(2) == ["compile", "docs"])
+  }
+
   @Test func qosSetsNicenessAndTheStartOrderOfJobsWithoutAPriority() throws {
     let (run, log, _) = try run("qos.yaml")
     #expect(run.status == 0, "\(run.stderr)")

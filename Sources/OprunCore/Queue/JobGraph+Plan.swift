@@ -19,13 +19,15 @@ public struct PlanStep: Sendable, Equatable {
 
 extension JobGraph {
   /// The order in which a serial run where every job succeeds would start the jobs:
-  /// repeatedly the ready job of the highest band, first in manifest order, as the queue
-  /// engine orders one queue — here across all queues, since one job runs at a time.
-  public func plan() -> [PlanStep] {
+  /// repeatedly the ready job of the highest band, first in manifest order (or, given a
+  /// `criticalPath`, first by its ranks), as the queue engine orders one queue — here across
+  /// all queues, since one job runs at a time.
+  public func plan(criticalPath: CriticalPath? = nil) -> [PlanStep] {
+    let sequences = criticalPath?.ranks ?? Array(jobs.indices)
     var waiting = jobs.map { $0.dependencies.count }
     var ready = ReadyHeap()
     for job in jobs where job.dependencies.isEmpty {
-      ready.push(job: job.id, band: band(of: job), sequence: job.id)
+      ready.push(job: job.id, band: band(of: job), sequence: sequences[job.id])
     }
     var steps: [PlanStep] = []
     steps.reserveCapacity(jobs.count)
@@ -35,7 +37,7 @@ extension JobGraph {
       for dependent in job.dependents {
         waiting[dependent] -= 1
         if waiting[dependent] == 0 {
-          ready.push(job: dependent, band: band(of: jobs[dependent]), sequence: dependent)
+          ready.push(job: dependent, band: band(of: jobs[dependent]), sequence: sequences[dependent])
         }
       }
     }

@@ -16,7 +16,8 @@ extension QueueEngine {
   ///
   /// One at a time, so that whatever starting it changes (a launch that fails at once, a
   /// failure policy) is seen by the next call. Within a queue, operations start by band
-  /// (higher first), then sequence (manifest order, or the end of the band after a live
+  /// (higher first), then sequence (manifest order, or the longest remaining path then
+  /// manifest order under `--schedule critical-path`, or the end of the band after a live
   /// priority change), while the queue is not suspended and has a free slot. A cancelled or
   /// skipped operation the queue reaches takes that slot only to finish at once (ready →
   /// finished, without executing) and is not returned; what its finishing releases competes

@@ -37,8 +37,9 @@ public final class QueueEngine {
   var attemptTimedOut: [Bool]
   /// The priority band: the explicit priority, else (off serial queues) the QoS band.
   var bands: [Priority]
-  /// The position within the band: manifest index, or a fresh number after a live
-  /// priority change. Unique per job; the ready heap's live entry for a job carries it.
+  /// The position within the band: manifest index (under `--schedule critical-path`, the
+  /// job's ``CriticalPath/ranks``), or a fresh number after a live priority change. Unique
+  /// per job; the ready heap's live entry for a job carries it.
   var sequences: [Int]
   var nextSequence: Int
 
@@ -67,9 +68,13 @@ public final class QueueEngine {
 
   /// A run of `graph` whose events are stamped with `clock()` (seconds since the run
   /// started); under `--resume`, the jobs `resumePlan` resumes finish as soon as they are ready.
+  /// Within a priority band, ready jobs start in manifest order (FIFO), or by `criticalPath`
+  /// when given (`--schedule critical-path`): longest remaining path first, then manifest order.
   public init(
-    graph: JobGraph, failurePolicy: FailurePolicy, resumePlan: ResumePlan? = nil, clock: @escaping () -> Double
+    graph: JobGraph, failurePolicy: FailurePolicy, resumePlan: ResumePlan? = nil, criticalPath: CriticalPath? = nil,
+    clock: @escaping () -> Double
   ) {
+    precondition(criticalPath.map { $0.ranks.count == graph.jobs.count } ?? true, "a critical path of another graph")
     self.graph = graph
     self.failurePolicy = failurePolicy
     self.resumePlan = resumePlan
@@ -84,7 +89,9 @@ public final class QueueEngine {
     unsuccessfulDependencies = Array(repeating: 0, count: count)
     attemptTimedOut = Array(repeating: false, count: count)
     bands = graph.jobs.map { job in job.band(onSerialQueue: graph.queues[job.queue].maxConcurrent == 1) }
-    sequences = Array(0..<count)
+    // Ranks, like manifest indices, are a permutation of 0..<count: `nextSequence` still
+    // puts a re-prioritised job after every other job of its new band.
+    sequences = criticalPath?.ranks ?? Array(0..<count)
     nextSequence = count
     queues = graph.queues.map { QueueRuntime(maxConcurrent: $0.maxConcurrent) }
     outcomeCounts = Dictionary(uniqueKeysWithValues: Outcome.allCases.map { ($0, 0) })

@@ -1,8 +1,9 @@
 /// The ready operations of one queue, best first: a ``MinHeap`` on a total order.
 ///
 /// The order is ninja's `EdgePriorityLess` made ours: priority band (higher first), then
-/// sequence (lower first). A sequence is the job's manifest index, or a fresh number larger
-/// than every other when its priority changes live, which puts it at the end of its band.
+/// sequence (lower first). A sequence is the job's manifest index (its ``CriticalPath``
+/// rank under `--schedule critical-path`), or a fresh number larger than every other when
+/// its priority changes live, which puts it at the end of its band.
 /// Entries are never removed from the middle: a re-prioritised job is pushed again and the
 /// engine discards the stale entry when it surfaces (lazy deletion).
 struct ReadyHeap {

@@ -22,9 +22,13 @@ public enum LocalRun {
     if let reading, let fingerprints {
       (resumePlan, warnings) = journals.resumePlan(for: graph, fingerprints: fingerprints, reading: reading.wait())
     }
+    let criticalPath =
+      configuration.schedule == .criticalPath
+      ? CriticalPath(graph: graph, durations: journals.pastDurations().durations(of: graph)) : nil
     if configuration.dryRun {
       for warning in warnings { writeAll(2, "oprun: warning: \(warning)\n") }
-      writeAll(1, PlanText.render(graph.plan(), of: graph, resumePlan: resumePlan))
+      let plan = graph.plan(criticalPath: criticalPath)
+      writeAll(1, PlanText.render(plan, of: graph, resumePlan: resumePlan, criticalPath: criticalPath))
       return ExitStatus.success
     }
     let descriptorWarning: String?
@@ -32,7 +36,7 @@ public enum LocalRun {
     if let descriptorWarning { warnings.append(descriptorWarning) }
     return RunSession(
       graph: graph, configuration: configuration, fingerprints: fingerprints, resumePlan: resumePlan,
-      warnings: warnings
+      criticalPath: criticalPath, warnings: warnings
     ).run()
   }
 

@@ -22,6 +22,8 @@ public struct RunConfiguration: Sendable {
   /// Seconds between the cancelling signal and SIGKILL.
   public var grace: Double = 5
   public var verbosity: Verbosity = .normal
+  /// `--schedule`: the order among ready jobs of one priority band.
+  public var schedule: Schedule = .fifo
   /// `--resume`: skip the jobs that succeeded unchanged in the last run.
   public var resume = false
   /// Keep a journal of the run in `.oprun/runs/` (off with `--no-journal`).

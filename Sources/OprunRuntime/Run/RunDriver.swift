@@ -55,10 +55,11 @@ public final class RunDriver {
   private var isTakingSteps = false
 
   /// A run of `graph` on `backend`, timed by `clock`; `failurePolicy` is `on-failure` as
-  /// the manifest or the command line set it; `resumePlan` is `--resume`'s decision.
+  /// the manifest or the command line set it; `resumePlan` is `--resume`'s decision;
+  /// `criticalPath` orders equals in priority under `--schedule critical-path` (nil: FIFO).
   public init(
     graph: JobGraph, failurePolicy: FailurePolicy, grace: Double, resumePlan: ResumePlan? = nil,
-    backend: any JobBackend, clock: any RunClock
+    criticalPath: CriticalPath? = nil, backend: any JobBackend, clock: any RunClock
   ) {
     self.graph = graph
     self.backend = backend
@@ -67,7 +68,8 @@ public final class RunDriver {
     let startTime = clock.now()
     self.startTime = startTime
     engine = QueueEngine(
-      graph: graph, failurePolicy: failurePolicy, resumePlan: resumePlan, clock: { clock.now() - startTime })
+      graph: graph, failurePolicy: failurePolicy, resumePlan: resumePlan, criticalPath: criticalPath,
+      clock: { clock.now() - startTime })
     engine.addObserver(EngineListener(driver: self))
     backend.reportHandler = { [unowned self] report in self.report(report) }
   }

@@ -11,17 +11,20 @@ final class RunSession {
   let fingerprints: [JobFingerprint]?
   /// `--resume`'s decision, and the warnings found on the way.
   let resumePlan: ResumePlan?
+  /// `--schedule critical-path`'s order among equals in priority; nil for FIFO.
+  let criticalPath: CriticalPath?
   let warnings: [String]
   let loop = EventLoop()
 
   init(
     graph: JobGraph, configuration: RunConfiguration, fingerprints: [JobFingerprint]?, resumePlan: ResumePlan?,
-    warnings: [String]
+    criticalPath: CriticalPath?, warnings: [String]
   ) {
     self.graph = graph
     self.configuration = configuration
     self.fingerprints = fingerprints
     self.resumePlan = resumePlan
+    self.criticalPath = criticalPath
     self.warnings = warnings
   }
 
@@ -49,7 +52,7 @@ final class RunSession {
       environment: JobEnvironment(inherited: JobEnvironment.inherited()), grace: configuration.grace)
     let driver = RunDriver(
       graph: graph, failurePolicy: configuration.failurePolicy ?? graph.manifest.onFailure,
-      grace: configuration.grace, resumePlan: resumePlan, backend: backend, clock: loop)
+      grace: configuration.grace, resumePlan: resumePlan, criticalPath: criticalPath, backend: backend, clock: loop)
     backend.onWarning = { [unowned driver] in driver.warn($0) }
     let identity = RunIdentity.starting(id: RunID.make(), manifestPath: configuration.manifestPath)
     var warnings = warnings

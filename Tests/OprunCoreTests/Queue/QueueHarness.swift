@@ -64,7 +64,12 @@ final class QueueHarness {
 
   /// `resume` gives `--resume`'s decision for some jobs by name; every other job runs as
   /// if there were no journal. Without it there is no resume plan at all.
-  init(_ description: String, failurePolicy: FailurePolicy = .stop, resume: [String: RunDecision]? = nil) {
+  /// `durations` (seconds, by job name; a job not named has none known) schedules by
+  /// `--schedule critical-path`; without it the run is FIFO.
+  init(
+    _ description: String, failurePolicy: FailurePolicy = .stop, resume: [String: RunDecision]? = nil,
+    durations: [String: Double]? = nil
+  ) {
     let graph = makeGraph(description)
     self.graph = graph
     let log = EventLog(graph: graph)
@@ -73,7 +78,12 @@ final class QueueHarness {
     let plan = resume.map { decisions in
       ResumePlan(decisions: graph.jobs.map { decisions[$0.name] ?? .runs(.noJournal) }, journalRun: "last")
     }
-    engine = QueueEngine(graph: graph, failurePolicy: failurePolicy, resumePlan: plan, clock: { clockSource() })
+    let criticalPath = durations.map { known in
+      CriticalPath(graph: graph, durations: graph.jobs.map { known[$0.name] })
+    }
+    engine = QueueEngine(
+      graph: graph, failurePolicy: failurePolicy, resumePlan: plan, criticalPath: criticalPath,
+      clock: { clockSource() })
     clockSource = { [unowned self] in self.now }
     engine.addObserver(log)
   }

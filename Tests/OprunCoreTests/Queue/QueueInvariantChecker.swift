@@ -22,7 +22,9 @@ final class QueueInvariantChecker: RunObserver {
   private var nextSequence: Int
   private var stopFired = false
 
-  init(graph: JobGraph, failurePolicy: FailurePolicy, resumePlan: ResumePlan? = nil) {
+  /// `startOrder`: each job's place among equals in priority when the run starts (the
+  /// model's own ranks under `--schedule critical-path`); manifest order without it.
+  init(graph: JobGraph, failurePolicy: FailurePolicy, resumePlan: ResumePlan? = nil, startOrder: [Int]? = nil) {
     self.graph = graph
     self.failurePolicy = failurePolicy
     self.resumePlan = resumePlan
@@ -32,7 +34,7 @@ final class QueueInvariantChecker: RunObserver {
     cancelReasons = Array(repeating: nil, count: count)
     outcomes = Array(repeating: nil, count: count)
     bands = graph.jobs.map { $0.band(onSerialQueue: graph.queues[$0.queue].maxConcurrent == 1) }
-    sequences = Array(0..<count)
+    sequences = startOrder ?? Array(0..<count)
     nextSequence = count
   }
 

@@ -78,13 +78,20 @@ struct RandomDriver {
   /// The jobs not finished when everything was cancelled.
   private(set) var unfinishedAtCancelAll: Set<JobID> = []
 
-  init(scenario: RandomScenario, steering: Bool, resumePlan: ResumePlan? = nil) {
+  /// `weights`: whole milliseconds per job (nil: unknown) for `--schedule critical-path`,
+  /// which the checker models on its own (``CriticalPathModel``); FIFO without them.
+  init(scenario: RandomScenario, steering: Bool, resumePlan: ResumePlan? = nil, weights: [Int?]? = nil) {
     self.scenario = scenario
     self.steering = steering
+    let criticalPath = weights.map { weights in
+      CriticalPath(graph: scenario.graph, durations: weights.map { $0.map { Double($0) / 1000 } })
+    }
     engine = QueueEngine(
-      graph: scenario.graph, failurePolicy: scenario.failurePolicy, resumePlan: resumePlan, clock: { 0 })
+      graph: scenario.graph, failurePolicy: scenario.failurePolicy, resumePlan: resumePlan,
+      criticalPath: criticalPath, clock: { 0 })
     checker = QueueInvariantChecker(
-      graph: scenario.graph, failurePolicy: scenario.failurePolicy, resumePlan: resumePlan)
+      graph: scenario.graph, failurePolicy: scenario.failurePolicy, resumePlan: resumePlan,
+      startOrder: weights.map { CriticalPathModel(graph: scenario.graph, weights: $0).ranks })
     engine.addObserver(checker)
   }
 
