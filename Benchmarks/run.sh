@@ -8,5 +8,7 @@ echo "== queue engine (instant fake executor)"
 .build/release/oprun-bench
 echo "== running processes (oprun -j 2 vs ninja, make, the spawn floor)"
 Benchmarks/runtime.sh
+echo "== makespans: a sleepy graph at -j 8, and FIFO against --schedule critical-path"
+Benchmarks/schedule.sh
 echo "== the journal's cost, and --resume of 100,000 jobs"
 Benchmarks/journal.sh
