@@ -35,31 +35,29 @@ import Testing
   }
 
   @Test func aMissingProgramFallsBackToTheShellWhichReportsIt() throws {
-    let spawner = Spawner()
-    let request = SpawnRequest(
-      command: "no-such-program-here x", environment: ["PATH=/usr/bin:/bin"], mergesStandardError: true,
-      directArguments: ["no-such-program-here", "x"])
-    let process = try spawner.spawn(request).get()
-    var status: Int32 = 0
-    waitpid(process.pid, &status, 0)
-    let output = readAll(process.stdout!)
-    close(process.pidfd)
+    let (status, output) = try run(["no-such-program-here", "x"])
     #expect((status >> 8) & 0xFF == 127)
     #expect(output == "/bin/sh: 1: no-such-program-here: not found\n")
   }
 
   @Test func aFoundProgramRunsWithoutAShell() throws {
-    let spawner = Spawner()
+    let (status, output) = try run(["readlink", "/proc/self/exe"])
+    #expect(status == 0)
+    #expect(output.hasSuffix("/readlink\n"), "the process is readlink itself, not a shell: \(output)")
+  }
+
+  /// Spawns `words` as a direct command (its shell form: the words joined) and waits for it:
+  /// its wait status and what it wrote.
+  private func run(_ words: [String]) throws -> (status: Int32, output: String) {
     let request = SpawnRequest(
-      command: "readlink /proc/self/exe", environment: ["PATH=/usr/bin:/bin"], mergesStandardError: true,
-      directArguments: ["readlink", "/proc/self/exe"])
-    let process = try spawner.spawn(request).get()
+      command: words.joined(separator: " "), environment: ["PATH=/usr/bin:/bin"], mergesStandardError: true,
+      directArguments: words)
+    let process = try Spawner().spawn(request).get()
     var status: Int32 = 0
     waitpid(process.pid, &status, 0)
     let output = readAll(process.stdout!)
     close(process.pidfd)
-    #expect(status == 0)
-    #expect(output.hasSuffix("/readlink\n"), "the process is readlink itself, not a shell: \(output)")
+    return (status, output)
   }
 
   private func readAll(_ fd: Int32) -> String {

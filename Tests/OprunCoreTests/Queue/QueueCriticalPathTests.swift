@@ -136,23 +136,13 @@ import Testing
   @Test func aSuccessfulSerialRunUnderCriticalPathStartsJobsInPlanOrder() async {
     await propertyCheck(count: 100, input: Gen.uint64(in: 0 ... .max), Gen.int(in: 1...300)) { seed, jobCount in
       var random = SeededGenerator(seed: seed)
-      var graph = RandomScenario(jobCount: jobCount, random: &random).graph
-      graph.queues = [QueueNode(name: "main", maxConcurrent: 1)]
-      for job in graph.jobs.indices {
-        graph.jobs[job].queue = 0
-        graph.jobs[job].runIf = .success
-      }
+      let graph = RandomScenario.serialGraph(jobCount: jobCount, random: &random)
       let weights = CriticalPathModel.randomWeights(count: jobCount, random: &random)
       let criticalPath = CriticalPath(graph: graph, durations: weights.map { $0.map { Double($0) / 1000 } })
       #expect(criticalPath.ranks == CriticalPathModel(graph: graph, weights: weights).ranks)
       let engine = QueueEngine(graph: graph, failurePolicy: .stop, criticalPath: criticalPath, clock: { 0 })
       engine.start()
-      var order: [JobID] = []
-      while let launch = engine.nextLaunches().first {
-        order.append(launch.job)
-        engine.didStart(launch.job)
-        engine.didFinish(launch.job, succeeded: true)
-      }
+      let order = engine.runEveryLaunchToSuccess()
       #expect(order == graph.plan(criticalPath: criticalPath).map(\.job))
     }
   }

@@ -45,20 +45,10 @@ import Testing
   @Test func successfulRunOfOneSerialQueueStartsJobsInPlanOrder() async {
     await propertyCheck(count: 100, input: Gen.uint64(in: 0 ... .max), Gen.int(in: 1...300)) { seed, jobCount in
       var random = SeededGenerator(seed: seed)
-      var graph = RandomScenario(jobCount: jobCount, random: &random).graph
-      graph.queues = [QueueNode(name: "main", maxConcurrent: 1)]
-      for job in graph.jobs.indices {
-        graph.jobs[job].queue = 0
-        graph.jobs[job].runIf = .success
-      }
+      let graph = RandomScenario.serialGraph(jobCount: jobCount, random: &random)
       let engine = QueueEngine(graph: graph, failurePolicy: .stop, clock: { 0 })
       engine.start()
-      var order: [JobID] = []
-      while let launch = engine.nextLaunches().first {
-        order.append(launch.job)
-        engine.didStart(launch.job)
-        engine.didFinish(launch.job, succeeded: true)
-      }
+      let order = engine.runEveryLaunchToSuccess()
       #expect(engine.isDrained)
       #expect(order == graph.plan().map(\.job))
       #expect(engine.exitStatus() == 0)

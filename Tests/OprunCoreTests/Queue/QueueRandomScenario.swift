@@ -59,3 +59,30 @@ struct RandomScenario {
     failurePolicy = random.pick(FailurePolicy.allCases)
   }
 }
+
+extension RandomScenario {
+  /// A random graph of `jobCount` jobs on one serial queue, every `run-if` `success`: a run of
+  /// it where every job succeeds starts the jobs in the order of the graph's plan.
+  static func serialGraph(jobCount: Int, random: inout SeededGenerator) -> JobGraph {
+    var graph = RandomScenario(jobCount: jobCount, random: &random).graph
+    graph.queues = [QueueNode(name: "main", maxConcurrent: 1)]
+    for job in graph.jobs.indices {
+      graph.jobs[job].queue = 0
+      graph.jobs[job].runIf = .success
+    }
+    return graph
+  }
+}
+
+extension QueueEngine {
+  /// Starts and succeeds each job as the engine launches it, one at a time; the start order.
+  func runEveryLaunchToSuccess() -> [JobID] {
+    var order: [JobID] = []
+    while let launch = nextLaunches().first {
+      order.append(launch.job)
+      didStart(launch.job)
+      didFinish(launch.job, succeeded: true)
+    }
+    return order
+  }
+}
