@@ -10,5 +10,7 @@ echo "== running processes (oprun -j 2 vs ninja, make, the spawn floor)"
 Benchmarks/runtime.sh
 echo "== makespans: a sleepy graph at -j 8, and FIFO against --schedule critical-path"
 Benchmarks/schedule.sh
+echo "== the report page of a 10,000-job run in headless Chromium"
+Benchmarks/report.sh
 echo "== the journal's cost, and --resume of 100,000 jobs"
 Benchmarks/journal.sh
