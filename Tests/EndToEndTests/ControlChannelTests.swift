@@ -44,8 +44,11 @@ import Testing
 
   @Test func twoRunsWithoutAChoiceExit2ListingBothAndPidChoosesOne() throws {
     let scene = try ControlScene()
-    try scene.folder.manifest(gatedManifest)
-    try scene.folder.manifest(gatedManifestMarkingItsFlood("other-noisy.done"), name: "other.yaml")
+    // This test is about choosing a run, not about answering under a flood of output
+    // (hostileClientsNeverStallOrBreakTheRun is): two floods through a ThreadSanitizer build
+    // on a loaded machine took over a minute, so `noisy` writes a thousand lines here.
+    try scene.folder.manifest(gatedManifestMarkingItsFlood("noisy.done", lines: 1_000))
+    try scene.folder.manifest(gatedManifestMarkingItsFlood("other-noisy.done", lines: 1_000), name: "other.yaml")
     let one = try scene.startRun()
     let two = try scene.startRun(manifest: "other.yaml", events: "other.ndjson")
     defer {
@@ -53,10 +56,7 @@ import Testing
       _ = one.process.wait()
       _ = two.process.wait()
     }
-    // Listing asks each run for its status with a time limit; this test is about choosing a
-    // run, not about answering under a flood of output (hostileClientsNeverStallOrBreakTheRun
-    // is), so it starts once both floods are over: a busy sanitizer build on a loaded machine
-    // can take longer than the limit to print 300,000 lines.
+    // Listing asks each run for its status with a time limit: it starts once both outputs are over.
     try scene.folder.waitUntilExists("noisy.done")
     try scene.folder.waitUntilExists("other-noisy.done")
 

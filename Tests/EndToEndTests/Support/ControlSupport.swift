@@ -79,16 +79,17 @@ struct StartedRun {
 }
 
 /// Jobs that wait for the file `go` in the scene's folder, so that a test steers or watches
-/// a run that is surely in progress; `noisy` writes a few megabytes meanwhile, then creates
-/// the file `noisyMarker` (`noisy.done` in `gatedManifest`), so that a test can tell when the flood is over.
-func gatedManifestMarkingItsFlood(_ noisyMarker: String) -> String {
+/// a run that is surely in progress; `noisy` writes `lines` lines meanwhile (a few megabytes
+/// unless told), then creates the file `noisyMarker` (`noisy.done` in `gatedManifest`), so
+/// that a test can tell when the flood is over.
+func gatedManifestMarkingItsFlood(_ noisyMarker: String, lines: Int = 300_000) -> String {
   """
   max-concurrent: 3
   jobs:
     first: {command: "while [ ! -e go ]; do sleep 0.02; done; echo first done"}
     second: {command: echo second, dependencies: [first]}
     third: {command: "while [ ! -e go ]; do sleep 0.02; done"}
-    noisy: {command: "seq 1 300000; touch \(noisyMarker); while [ ! -e go ]; do sleep 0.02; done"}
+    noisy: {command: "seq 1 \(lines); touch \(noisyMarker); while [ ! -e go ]; do sleep 0.02; done"}
   """
 }
 
