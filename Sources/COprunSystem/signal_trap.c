@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "oprun_system.h"
+#include "child_signals.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -40,6 +41,7 @@ static int replace_action(int signal_number, const struct sigaction *action) {
     errno = EINVAL;
     return -1;
   }
+  oprun_note_signal_action_change(signal_number);
   if (saved[signal_number]) return sigaction(signal_number, action, 0);
   if (sigaction(signal_number, action, &saved_actions[signal_number]) != 0) return -1;
   saved[signal_number] = 1;
@@ -79,6 +81,7 @@ int oprun_signal_trap_restore(int signal_number) {
 }
 
 int oprun_signal_set_default(int signal_number) {
+  oprun_note_signal_action_change(signal_number);
   struct sigaction action = {0};
   action.sa_handler = SIG_DFL;
   sigemptyset(&action.sa_mask);

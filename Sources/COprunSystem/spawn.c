@@ -140,6 +140,7 @@ pid_t oprun_spawn(const struct oprun_spawn_plan *plan, struct oprun_spawn_failur
     report.fd = pipe_ends[1];
   }
   // No handler of ours may run in the child while it shares our memory.
+  oprun_prepare_child_signal_reset();
   sigset_t all, previous;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &previous);

@@ -159,7 +159,7 @@ static void close_descriptors_except(int keep) {
 __attribute__((noreturn)) static void watchdog_run(int channel, int64_t grace) {
   // A group of its own: a terminal's Ctrl-C and Ctrl-Z, and oprun's own sweeps, miss it.
   syscall(SYS_setpgid, 0, 0);
-  oprun_child_reset_signal_actions();
+  oprun_child_reset_every_signal_action();
   const int ignored[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGTTIN, SIGTTOU, SIGPIPE};
   for (size_t index = 0; index < sizeof ignored / sizeof ignored[0]; index++) {
     oprun_child_ignore_signal(ignored[index]);

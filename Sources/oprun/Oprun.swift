@@ -28,6 +28,14 @@ struct Oprun: ParsableCommand {
 
   /// Parses, runs, and maps ArgumentParser's usage errors to oprun's usage status (2).
   static func main() {
+    if let plainRun = PlainRunArguments(Array(CommandLine.arguments.dropFirst())) {
+      exitProcess(LocalRun.execute(plainRun.configuration))
+    }
+    if CommandLine.arguments.dropFirst() == ["--version"] {
+      // What ArgumentParser prints, without its reflection over every command first.
+      print(oprunVersion)
+      return
+    }
     if isPlainHelpRequest(CommandLine.arguments.dropFirst()) {
       print(RunCommand.helpMessage() + "\n" + commandsHelp)
       return
@@ -39,6 +47,10 @@ struct Oprun: ParsableCommand {
     do {
       var command = try parseAsRoot()
       try command.run()
+    } catch let exitCode as ExitCode {
+      // A run's own status: nothing to say, and ArgumentParser's message lookup would cost
+      // a millisecond of reflection.
+      exitProcess(exitCode.rawValue)
     } catch {
       let code = exitCode(for: error)
       if code == .success {
@@ -46,7 +58,6 @@ struct Oprun: ParsableCommand {
       }
       let message = fullMessage(for: error)
       if !message.isEmpty { writeToStandardError(message + "\n") }
-      if let exitCode = error as? ExitCode { exitProcess(exitCode.rawValue) }
       exitProcess(code == .validationFailure ? ExitStatus.usage : code.rawValue)
     }
   }

@@ -187,6 +187,24 @@ import Testing
     #expect(folder.events.outcome(of: "worker") == "succeeded")
     expectStreamContract(folder.events)
   }
+
+  /// oprun started with signals ignored (`nohup`, a shell's `trap ''`) keeps them ignored for
+  /// itself, but its jobs, run directly or by the shell, start with every action at its default.
+  @Test func jobsStartWithDefaultActionsWhenOprunInheritedIgnoredSignals() throws {
+    let folder = try Scratch()
+    try folder.manifest(
+      """
+      jobs:
+        shell: {command: 'while IFS= read -r line; do case $line in SigIgn*) echo "$line";; esac; done < /proc/self/status'}
+        direct: {command: grep SigIgn /proc/self/status}
+      """)
+    let run = try OprunProcess(
+      ["-c", "trap '' HUP QUIT USR2 PIPE; exec \"$0\" -q jobs.yaml", oprunBinary], in: folder, executable: "/bin/sh"
+    ).wait()
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(run.stdout.contains("shell | SigIgn:\t0000000000000000\n"), "\(run.stdout)")
+    #expect(run.stdout.contains("direct | SigIgn:\t0000000000000000\n"), "\(run.stdout)")
+  }
 }
 
 struct FIFOError: Error {}

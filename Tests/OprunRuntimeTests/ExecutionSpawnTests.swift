@@ -1,3 +1,4 @@
+import COprunSystem
 import Glibc
 import OprunCore
 import OprunRuntime
@@ -82,9 +83,11 @@ import Testing
     #expect(openDescriptorCount() - before < 250)
   }
 
+  /// SIGPIPE ignored the way oprun ignores it (every change of an action goes through the
+  /// signal trap's C side, which tells the spawner which actions its children must reset).
   @Test func childStartsWithDefaultSignalsAndAnEmptyMask() throws {
-    let previous = signal(SIGPIPE, SIG_IGN)
-    defer { signal(SIGPIPE, previous) }
+    #expect(oprun_signal_trap_ignore(SIGPIPE) == 0)
+    defer { oprun_signal_trap_restore(SIGPIPE) }
     var blocked = sigset_t()
     var saved = sigset_t()
     sigemptyset(&blocked)

@@ -73,7 +73,10 @@ final class JournalWriter: RunObserver {
       append(line.bytes)
     case .runFinished(let exitCode, let counts):
       writeEnd(exitCode: exitCode, counts: counts, at: event.time)
-      fsync(descriptor)
+      // No fsync, as ninja's log has none: every line is in the kernel once its write(2)
+      // returns, so a killed oprun loses nothing; only a machine that goes down may lose the
+      // newest lines, and a lost line makes --resume run that job again. The sync cost a
+      // whole run 2–12 ms.
       close(descriptor)
       descriptor = -1
     default:
