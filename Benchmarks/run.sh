@@ -14,3 +14,5 @@ echo "== the report page of a 10,000-job run in headless Chromium"
 Benchmarks/report.sh
 echo "== the journal's cost, and --resume of 100,000 jobs"
 Benchmarks/journal.sh
+echo "== memory: peak RSS of check and of a run at 10,000 and 100,000 jobs"
+Benchmarks/memory.sh

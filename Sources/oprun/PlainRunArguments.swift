@@ -16,7 +16,7 @@ struct PlainRunArguments {
   /// The words the parser reads as a subcommand, or as a request for help.
   private static let commandWords: Set<String> = ["run", "check", "graph", "report", "ctl", "log", "help"]
 
-  private enum Switch: CaseIterable {
+  private enum Switch: Int, CaseIterable {
     case quiet, verbose, keepGoing, failFast, dryRun, resume, noJournal
 
     var spellings: [String] {
@@ -35,29 +35,30 @@ struct PlainRunArguments {
   /// Nil unless `arguments` (without the program's name) is such a plain run.
   init?(_ arguments: [String]) {
     var positionals: [String] = []
-    var switches: Set<Switch> = []
+    // A bit per switch given (a Set's first use costs more than this whole reading).
+    var given = 0
+    func has(_ option: Switch) -> Bool { given & (1 << option.rawValue) != 0 }
     for word in arguments {
       if word.hasPrefix("-") {
-        guard let found = Switch.allCases.first(where: { $0.spellings.contains(word) }),
-          switches.insert(found).inserted
-        else { return nil }
+        guard let found = Switch.allCases.first(where: { $0.spellings.contains(word) }), !has(found) else {
+          return nil
+        }
+        given |= 1 << found.rawValue
       } else {
         guard !word.isEmpty, !Self.commandWords.contains(word) else { return nil }
         positionals.append(word)
       }
     }
-    if switches.isSuperset(of: [.quiet, .verbose]) || switches.isSuperset(of: [.keepGoing, .failFast]) {
-      return nil
-    }
+    if has(.quiet) && has(.verbose) || has(.keepGoing) && has(.failFast) { return nil }
     var configuration = RunConfiguration(manifestPath: positionals.first ?? "jobs.yaml")
     configuration.targets = Array(positionals.dropFirst())
     configuration.failurePolicy =
-      switches.contains(.keepGoing) ? .continue : switches.contains(.failFast) ? .cancelAll : nil
-    configuration.dryRun = switches.contains(.dryRun)
+      has(.keepGoing) ? .continue : has(.failFast) ? .cancelAll : nil
+    configuration.dryRun = has(.dryRun)
     configuration.verbosity =
-      switches.contains(.quiet) ? .quiet : switches.contains(.verbose) ? .verbose : .normal
-    configuration.resume = switches.contains(.resume)
-    configuration.keepsJournal = !switches.contains(.noJournal)
+      has(.quiet) ? .quiet : has(.verbose) ? .verbose : .normal
+    configuration.resume = has(.resume)
+    configuration.keepsJournal = !has(.noJournal)
     configuration.arguments = arguments
     self.configuration = configuration
   }
