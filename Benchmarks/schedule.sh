@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Makespans of graphs of sleeps at -j 8 and -j 2 against their ideal schedule, in one hyperfine run:
 #  - sleepy: 40 × `sleep 0.05` in layers of 8 (each job needs two of the layer before), -j 8,
-#    oprun beside make and ninja on the same graph; ideal = 5 layers × 0.05 s;
+#    oprun beside make and ninja on the same graph; ideal = 5 layers × 0.05 s; and its floor:
+#    the critical path alone, 5 sleeps one after another in one shell, which no runner can beat
+#    (what starting and ending a `sleep` costs on this machine is in it);
 #  - critical: 8 short jobs (0.1 s) listed before a chain of 4 long ones (0.2 s), -j 2: FIFO
 #    fills both slots with the short ones first and the chain starts late (ideal 0.8 s, FIFO
 #    1.2 s); `--schedule critical-path`, after one run has recorded the durations, starts
@@ -54,6 +56,7 @@ echo "$(date -u '+%Y-%m-%d %H:%M UTC') · $(nproc) cores · hyperfine, $RUNS run
   -n "sleepy oprun -j 8" "$OPRUN -q --no-journal sleepy.yaml" \
   -n "sleepy make -j 8" "make -s -j 8 -f sleepy.mk" \
   -n "sleepy ninja -j 8" "ninja -j 8 -f sleepy.ninja" \
+  -n "sleepy floor" "sh -c 'sleep 0.05; sleep 0.05; sleep 0.05; sleep 0.05; sleep 0.05'" \
   -n "critical fifo" "$OPRUN -q --no-journal critical.yaml" \
   -n "critical critical-path" "$OPRUN -q --no-journal --schedule critical-path critical.yaml" >/dev/null)
 python3 - "$work/schedule.json" <<'PY'
