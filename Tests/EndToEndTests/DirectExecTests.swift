@@ -32,7 +32,7 @@ import Testing
   func block(_ job: String, in stdout: String) -> [String] {
     let lines = stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     guard let start = lines.firstIndex(of: "── " + job) else { return [] }
-    return Array(lines[(start + 1)...].prefix { !$0.hasPrefix("── ") && !$0.hasPrefix("  ") })
+    return Array(lines[(start + 1)...].prefix { !isOprunsOwnLine($0) })
   }
 
   /// Same outcome, exit status, signal and output (`inAnyOrder`: the same lines, for `env`,

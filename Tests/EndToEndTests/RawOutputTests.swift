@@ -55,7 +55,7 @@ import Testing
       let text = String(decoding: segment, as: UTF8.self)
       if expected.contains(text) {
         seen[text, default: 0] += 1
-      } else if !(text.hasPrefix("  ") || text.hasPrefix("──")) {  // oprun's own: timeline, summary
+      } else if !isOprunsOwnLine(text) {
         torn.append(String(text.prefix(40)) + "… (\(text.utf8.count) bytes)")
       }
     }

@@ -75,3 +75,9 @@ func expectNoProcessLeft(_ log: EventLog, sourceLocation: SourceLocation = #_sou
       sourceLocation: sourceLocation)
   }
 }
+
+/// A line of oprun's own in its human output: a timeline line (the time right-aligned, so one
+/// space before it once a run has passed 10 s) or a summary line (`── `).
+func isOprunsOwnLine(_ line: some StringProtocol) -> Bool {
+  line.hasPrefix("──") || String(line).firstMatch(of: /^ *[0-9]+(\.[0-9]+)?s[ ]{2}/) != nil
+}
