@@ -35,19 +35,25 @@ extension RunDriver {
     args.isEmpty ? .success(action) : .failure(ControlRefusal("usage: \(command) (it takes no arguments)"))
   }
 
-  /// The jobs called `names`, each once, in the order given; each must pass `check`.
+  /// The jobs called `names`, each once, in the order given; each must pass `check`. A
+  /// matrix job's plain name stands for those of its instances that pass (SPEC §11), and
+  /// is a problem only when none does.
   private func jobs(_ names: [String], usage: String, check: (JobID) -> String?) -> Result<[JobID], ControlRefusal> {
     guard !names.isEmpty else { return .failure(ControlRefusal("usage: " + usage)) }
     var problems: [String] = []
     var chosen: [JobID] = []
     var seen = Set<JobID>()
     for name in names {
-      guard let job = jobsByName[name] else {
-        problems.append(unknownJob(name))
+      guard let named = jobNames.jobs(named: name) else {
+        problems.append(jobNames.unknownName(name).description)
         continue
       }
-      guard seen.insert(job).inserted else { continue }
-      if let problem = check(job) { problems.append(problem) } else { chosen.append(job) }
+      let unseen = named.filter { seen.insert($0).inserted }
+      let passing = unseen.filter { check($0) == nil }
+      if passing.isEmpty, let first = unseen.first, let problem = check(first) {
+        problems.append(named.count == 1 ? problem : "no instance of job '\(name)' can be chosen: \(problem)")
+      }
+      chosen += passing
     }
     return problems.isEmpty ? .success(chosen) : .failure(ControlRefusal(problems.joined(separator: "; ")))
   }
