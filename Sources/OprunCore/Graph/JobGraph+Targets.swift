@@ -63,7 +63,9 @@ extension JobGraph {
       job.dependents = job.dependents.compactMap { newID[$0] >= 0 ? newID[$0] : nil }
       kept.append(job)
     }
-    return JobGraph(manifest: manifest, queues: queues, jobs: kept)
+    var graph = JobGraph(manifest: manifest, queues: queues, jobs: kept)
+    graph.manifestWarnings = manifestWarnings
+    return graph
   }
 
   /// The job name nearest to `name`, if it is near enough to be a typo — by the same rule

@@ -18,13 +18,13 @@ enum MatrixExpansion {
     var jobs: [JobSpec] = []
     jobs.reserveCapacity(bounds.total)
     var templates: [String: Range<Int>] = [:]
-    for (index, job) in manifest.jobs.enumerated() {
+    for job in manifest.jobs {
       guard let matrix = job.matrix else {
         jobs.append(job)
         continue
       }
       let start = jobs.count
-      if bounds.allowed[index] && !matrix.isBroken {
+      if bounds.areKept && !matrix.isBroken {
         jobs += instances(of: job, matrix, reportingTo: &diagnostics)
       }
       templates[job.name] = start..<jobs.count
@@ -35,15 +35,16 @@ enum MatrixExpansion {
     return expanded
   }
 
-  /// For each job, whether its matrix is within bounds, and how many jobs the manifest
-  /// holds at most once expanded: the product of a matrix's axes, plus its `include`s
-  /// (an `exclude` only ever makes fewer).
+  /// Whether every matrix is within bounds (when one is not, none is expanded: the
+  /// manifest is refused anyway), and how many jobs the manifest holds at most once
+  /// expanded: the product of a matrix's axes, plus its `include`s (an `exclude` only ever
+  /// makes fewer).
   private static func instanceBounds(_ jobs: [JobSpec], reportingTo diagnostics: inout DiagnosticCollector)
-    -> (allowed: [Bool], total: Int)
+    -> (areKept: Bool, total: Int)
   {
-    var allowed = [Bool](repeating: true, count: jobs.count)
+    var areKept = true
     var total = 0
-    for (index, job) in jobs.enumerated() {
+    for job in jobs {
       guard let matrix = job.matrix else {
         total += 1
         continue
@@ -57,7 +58,7 @@ enum MatrixExpansion {
           + (matrix.include.isEmpty ? "" : " + \(matrix.include.count) included")
           + "); at most \(instanceLimit) are allowed"
         diagnostics.append(Diagnostic(at: matrix.location, message))
-        allowed[index] = false
+        areKept = false
         continue
       }
       guard total + bound <= jobLimit else {
@@ -65,12 +66,12 @@ enum MatrixExpansion {
           "with the \(bound) instances of job '\(job.name)' the manifest would hold more than "
           + "\(jobLimit) jobs; at most \(jobLimit) are allowed"
         diagnostics.append(Diagnostic(at: matrix.location, message))
-        allowed[index] = false
+        areKept = false
         continue
       }
       total += bound
     }
-    return (allowed, total)
+    return (areKept, areKept ? total : 0)
   }
 
   /// The product of the axes' sizes plus the `include`s; nil when it overflows.
