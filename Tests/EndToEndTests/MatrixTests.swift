@@ -129,6 +129,23 @@ import Testing
           + "its instances are 'build[3.10]', 'build[3.12]' and 'build[3.13]'"), "\(run.stderr)")
   }
 
+  @Test func graphOfThePlainNameDrawsEachMatrixJobAsAClusterGraphvizAndMermaidRead() throws {
+    let folder = try ciFolder()
+    let drawn = try drawWithGraphviz(try GraphTests.graph(["jobs.yaml", "test"], in: folder), in: folder)
+    #expect(
+      drawn.clusters.map { $0.texts } == [["jobs · max-concurrent 2"], ["build · 3 instances"], ["test · 6 instances"]])
+    #expect(drawn.nodes.count == 9 && drawn.node(named: "report") == nil)
+    #expect(drawn.edges.count == 6)
+
+    let mermaid = try GraphTests.graph(["jobs.yaml", "--format", "mermaid"], in: folder)
+    let parsed = try ParsedMermaid.read(mermaid, in: folder)
+    #expect(parsed.error == nil, "mermaid refused the text: \(parsed.error ?? "")")
+    #expect(parsed.titles["m0"] == "build · 3 instances" && parsed.titles["m1"] == "test · 6 instances")
+    let names = parsed.labels.mapValues { $0.components(separatedBy: "\n")[0] }
+    let tests = parsed.subgraphs.first { $0.id == "m1" }?.nodes.compactMap { names[$0] }.sorted()
+    #expect(tests == instances.map { "test[\($0),\($1)]" }.sorted())
+  }
+
   @Test func cancellingThePlainNameCancelsEveryInstance() throws {
     let scene = try ControlScene()
     try scene.folder.manifest(
