@@ -21,7 +21,8 @@ public enum LocalRun {
     var warnings = graph.manifestWarningLines
     if let reading, let fingerprints {
       let resumeWarnings: [String]
-      (resumePlan, resumeWarnings) = journals.resumePlan(for: graph, fingerprints: fingerprints, reading: reading.wait())
+      (resumePlan, resumeWarnings) = journals.resumePlan(
+        for: graph, fingerprints: fingerprints, reading: reading.wait())
       warnings += resumeWarnings
     }
     let criticalPath =

@@ -228,6 +228,19 @@ import Testing
       ])
   }
 
+  @Test func namingAMatrixJobThatMadeNoInstanceAddsNoSecondError() {
+    let text = """
+      jobs:
+        build:
+          matrix: {python: []}
+          command: echo
+        test:
+          command: echo
+          dependencies: ["build[3.12]", build]
+      """
+    #expect(problems(text) == ["m.yaml:3:22: error: axis 'python' of job 'build' has no values"])
+  }
+
   @Test func aMatrixOfTenBillionInstancesIsRefusedAtOnceAtItsKey() {
     let axes = (0..<10).map { "a\($0): [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]" }.joined(separator: ", ")
     let text = "jobs:\n  huge:\n    matrix: {\(axes)}\n    command: echo\n"

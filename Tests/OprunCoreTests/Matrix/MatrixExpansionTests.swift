@@ -56,7 +56,8 @@ import Testing
     let names = { (job: JobNode) in job.dependencies.map { graph.jobs[$0].name } }
     #expect(names(graph.jobs[2]) == ["build[3.10]"])
     #expect(names(graph.jobs[3]) == ["build[3.12]"])
-    #expect(names(graph.jobs[6]) == ["test[3.10,sqlite]", "test[3.12,sqlite]", "test[3.12,postgres]", "test[3.12,mysql]"])
+    #expect(
+      names(graph.jobs[6]) == ["test[3.10,sqlite]", "test[3.12,sqlite]", "test[3.12,postgres]", "test[3.12,mysql]"])
   }
 
   @Test func aPlainNameSelectsEveryInstanceAndABracketedNameOneWithItsClosure() throws {
@@ -104,7 +105,8 @@ import Testing
   }
 
   @Test func aHundredMatrixJobsOfAThousandInstancesEachExpandWithTheirOwnDependencies() throws {
-    let axes = "matrix: {a: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9], b: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9], c: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]}"
+    let axes =
+      "matrix: {a: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9], b: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9], c: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]}"
     var text = "jobs:\n  j0:\n    \(axes)\n    command: echo ${{ matrix.a }}\n"
     for index in 1..<100 {
       text += "  j\(index):\n    \(axes)\n    command: echo\n"

@@ -78,14 +78,19 @@ extension ManifestDecoder {
       return nil
     }
     if let bad = text.unicodeScalars.first(where: Self.isForbiddenInValue) {
-      let what = bad.properties.isWhitespace && bad.value >= 0x20 ? "a blank" : bad.value < 0x20 || (0x7F...0x9F).contains(bad.value) ? "a control character" : "'\(bad)'"
       report(
         node,
-        "value '\(DisplayText.escaped(text))' of axis '\(axis)' holds \(what); "
+        "value '\(DisplayText.escaped(text))' of axis '\(axis)' holds \(Self.describe(forbidden: bad)); "
           + "a matrix value holds no ',', '[', ']', blank or control character")
       return nil
     }
     return text
+  }
+
+  private static func describe(forbidden scalar: Unicode.Scalar) -> String {
+    if scalar.properties.generalCategory == .control { return "a control character" }
+    if scalar.properties.isWhitespace { return "a blank" }
+    return "'\(scalar)'"
   }
 
   private static func isForbiddenInValue(_ scalar: Unicode.Scalar) -> Bool {
@@ -123,7 +128,8 @@ extension ManifestDecoder {
           continue
         }
         guard named.insert(axis).inserted else {
-          reportDuplicateKey(keyNode, word: axis, firstWrittenAt: nil, context: " in an '\(kind)' entry of job '\(job)'")
+          reportDuplicateKey(
+            keyNode, word: axis, firstWrittenAt: nil, context: " in an '\(kind)' entry of job '\(job)'")
           continue
         }
         guard let text = matrixValue(value, axis: axis) else { continue }

@@ -25,11 +25,11 @@ enum MatrixExpansion {
       }
       let start = jobs.count
       if bounds.areKept && !matrix.isBroken {
-        jobs += instances(of: job, matrix, reportingTo: &diagnostics)
+        appendInstances(of: job, matrix, to: &jobs, reportingTo: &diagnostics)
       }
       templates[job.name] = start..<jobs.count
     }
-    resolveDependencies(of: &jobs, templates: templates, reportingTo: &diagnostics)
+    resolveDependencies(of: &jobs, templates: templates)
     var expanded = manifest
     expanded.jobs = jobs
     return expanded
@@ -89,9 +89,10 @@ enum MatrixExpansion {
   // Maps the walk: an odometer over the axes' value indices (the last axis turns fastest)
   // yields the product in order; each combination an `exclude` entry matches is left out
   // and the entry marked as used; then each `include` is checked against what is there.
-  private static func instances(
-    of job: JobSpec, _ matrix: MatrixSpec, reportingTo diagnostics: inout DiagnosticCollector
-  ) -> [JobSpec] {
+  private static func appendInstances(
+    of job: JobSpec, _ matrix: MatrixSpec, to made: inout [JobSpec],
+    reportingTo diagnostics: inout DiagnosticCollector
+  ) {
     let axes = matrix.axes.map(\.name.value)
     let axisIndex = Dictionary(axes.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
     let valueIndex = matrix.axes.map { axis in
@@ -118,7 +119,7 @@ enum MatrixExpansion {
     }
 
     let expander = InstanceMaker(job: job, axes: axes, axisIndex: axisIndex)
-    var made: [JobSpec] = []
+    let firstMade = made.count
     var combination = [Int](repeating: 0, count: matrix.axes.count)
     var productCount = 0
     walk: while true {
@@ -141,7 +142,7 @@ enum MatrixExpansion {
         Diagnostic(
           .warning, at: entry.location, "exclude {\(written)} of job '\(job.name)' matches no combination"))
     }
-    if made.isEmpty && productCount > 0 {
+    if made.count == firstMade && productCount > 0 {
       diagnostics.append(
         Diagnostic(at: matrix.location, "the 'exclude' entries of job '\(job.name)' leave out every combination"))
     }
@@ -160,35 +161,30 @@ enum MatrixExpansion {
       }
       made.append(expander.instance(values: complete))
     }
-    return made
   }
 
-  /// Turns each dependency on a matrix job's plain name into one on each instance, and
-  /// reports a bracketed name that is no instance of its matrix job, listing the instances.
-  private static func resolveDependencies(
-    of jobs: inout [JobSpec], templates: [String: Range<Int>], reportingTo diagnostics: inout DiagnosticCollector
-  ) {
-    var instanceNames: Set<String> = []
-    for range in templates.values { for index in range { instanceNames.insert(jobs[index].name) } }
+  /// Turns each dependency on a matrix job's plain name into one on each of its instances.
+  /// A bracketed name that is no instance is left for the graph to report as an unknown
+  /// dependency (``GraphBuilder`` lists the instances there are), unless its matrix job
+  /// made none: that matrix has been reported, and what names it is not reported again.
+  private static func resolveDependencies(of jobs: inout [JobSpec], templates: [String: Range<Int>]) {
+    let unmade = Set(templates.filter(\.value.isEmpty).keys)
+    func isUnmadeInstance(_ name: String) -> Bool {
+      !unmade.isEmpty && templateName(of: name).map(unmade.contains) == true
+    }
     for index in jobs.indices {
       let dependencies = jobs[index].dependencies
-      guard dependencies.contains(where: { templates[$0.value] != nil || $0.value.hasSuffix("]") }) else { continue }
+      guard dependencies.contains(where: { templates[$0.value] != nil || isUnmadeInstance($0.value) }) else {
+        continue
+      }
       var resolved: [Located<String>] = []
       resolved.reserveCapacity(dependencies.count)
-      for dependency in dependencies {
-        if let range = templates[dependency.value] {
-          resolved += range.map { Located(jobs[$0].name, at: dependency.location) }
+      for dependency in dependencies where !isUnmadeInstance(dependency.value) {
+        guard let range = templates[dependency.value] else {
+          resolved.append(dependency)
           continue
         }
-        if let template = templateName(of: dependency.value), let range = templates[template],
-          !instanceNames.contains(dependency.value)
-        {
-          if !range.isEmpty {
-            diagnostics.append(unknownInstance(dependency, of: jobs[index].name, among: range.map { jobs[$0].name }))
-          }
-          continue
-        }
-        resolved.append(dependency)
+        resolved += range.map { Located(jobs[$0].name, at: dependency.location) }
       }
       jobs[index].dependencies = resolved
     }
@@ -198,16 +194,6 @@ enum MatrixExpansion {
   static func templateName(of name: String) -> String? {
     guard name.hasSuffix("]"), let open = name.firstIndex(of: "[") else { return nil }
     return String(name[..<open])
-  }
-
-  private static func unknownInstance(_ dependency: Located<String>, of job: String, among names: [String])
-    -> Diagnostic
-  {
-    let template = templateName(of: dependency.value) ?? dependency.value
-    return Diagnostic(
-      at: dependency.location,
-      "unknown dependency '\(dependency.value)' of job '\(job)': job '\(template)' has no such instance; "
-        + listing(instances: names))
   }
 
   /// `its instances are 'a' and 'b'`, or the first few and how many more.
@@ -222,32 +208,27 @@ enum MatrixExpansion {
 }
 
 /// Makes the instances of one matrix job from the job as written: its templated texts are
-/// read once, and each instance only fills them in.
+/// read once into parts, and each instance only joins them.
 private struct InstanceMaker {
   let job: JobSpec
   let axes: [String]
-  let axisIndex: [String: Int]
-  let commands: [MatrixTemplate?]
-  let completion: MatrixTemplate?
-  let cwd: MatrixTemplate?
-  let description: MatrixTemplate?
-  let env: [MatrixTemplate?]
-  let dependencies: [MatrixTemplate?]
+  let commands: [FillableText?]
+  let completion: FillableText?
+  let cwd: FillableText?
+  let description: FillableText?
+  let env: [FillableText?]
+  let dependencies: [FillableText?]
 
   init(job: JobSpec, axes: [String], axisIndex: [String: Int]) {
     self.job = job
     self.axes = axes
-    self.axisIndex = axisIndex
-    commands = job.commands.map(Self.template)
-    completion = job.completion.flatMap(Self.template)
-    cwd = job.cwd.flatMap(Self.template)
-    description = job.description.flatMap(Self.template)
-    env = job.env.map { Self.template($0.value) }
-    dependencies = job.dependencies.map { Self.template($0.value) }
-  }
-
-  private static func template(_ text: String) -> MatrixTemplate? {
-    MatrixTemplate.mayHoldSubstitutions(text) ? MatrixTemplate(text) : nil
+    let compile = { (text: String) in FillableText(text, axisIndex: axisIndex) }
+    commands = job.commands.map(compile)
+    completion = job.completion.flatMap(compile)
+    cwd = job.cwd.flatMap(compile)
+    description = job.description.flatMap(compile)
+    env = job.env.map { compile($0.value) }
+    dependencies = job.dependencies.map { compile($0.value) }
   }
 
   func instance(values: [String]) -> JobSpec {
@@ -255,17 +236,60 @@ private struct InstanceMaker {
     instance.matrix = nil
     instance.name = MatrixInstance.name(template: job.name, values: values)
     instance.instance = MatrixInstance(template: job.name, axes: axes, values: values)
-    let fill = { (template: MatrixTemplate) in
-      template.filled { axis in axisIndex[String(axis)].map { values[$0] } }
-    }
-    for (index, template) in commands.enumerated() { if let template { instance.commands[index] = fill(template) } }
-    if let completion { instance.completion = fill(completion) }
-    if let cwd { instance.cwd = fill(cwd) }
-    if let description { instance.description = fill(description) }
-    for (index, template) in env.enumerated() { if let template { instance.env[index].value = fill(template) } }
-    for (index, template) in dependencies.enumerated() {
-      if let template { instance.dependencies[index].value = fill(template) }
+    for (index, text) in commands.enumerated() { if let text { instance.commands[index] = text.filled(values) } }
+    if let completion { instance.completion = completion.filled(values) }
+    if let cwd { instance.cwd = cwd.filled(values) }
+    if let description { instance.description = description.filled(values) }
+    for (index, text) in env.enumerated() { if let text { instance.env[index].value = text.filled(values) } }
+    for (index, text) in dependencies.enumerated() {
+      if let text { instance.dependencies[index].value = text.filled(values) }
     }
     return instance
+  }
+}
+
+/// A text with substitutions, as kept text and the index of the axis to put between.
+private struct FillableText {
+  enum Part {
+    case text(Substring)
+    case value(Int)
+  }
+
+  let parts: [Part]
+  let keptLength: Int
+
+  /// Nil for a text without substitutions, which every instance shares as it is. An axis
+  /// the matrix lacks (reported) stays as written.
+  init?(_ text: String, axisIndex: [String: Int]) {
+    guard MatrixTemplate.mayHoldSubstitutions(text) else { return nil }
+    var parts: [Part] = []
+    var keptLength = 0
+    for piece in MatrixTemplate(text).pieces {
+      switch piece {
+      case .text(let kept), .unsupported(let kept):
+        parts.append(.text(kept))
+        keptLength += kept.utf8.count
+      case .axis(let name):
+        guard let index = axisIndex[String(name)] else {
+          parts.append(.text(Substring("${{ matrix.\(name) }}")))
+          continue
+        }
+        parts.append(.value(index))
+      }
+    }
+    self.parts = parts
+    self.keptLength = keptLength
+  }
+
+  func filled(_ values: [String]) -> String {
+    var text = ""
+    text.reserveCapacity(keptLength + 16 * parts.count)
+    for part in parts {
+      switch part {
+      case .text(let kept): text += kept
+      case .value(let index): text += values[index]
+      }
+    }
+    return text
   }
 }

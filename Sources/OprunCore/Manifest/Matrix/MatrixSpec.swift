@@ -64,6 +64,15 @@ public struct MatrixInstance: Sendable, Hashable {
 
   /// `NAME[v1,v2,...]`.
   public static func name(template: String, values: [String]) -> String {
-    "\(template)[\(values.joined(separator: ","))]"
+    var name = ""
+    name.reserveCapacity(template.utf8.count + 2 + values.reduce(values.count) { $0 + $1.utf8.count })
+    name += template
+    name += "["
+    for (index, value) in values.enumerated() {
+      if index > 0 { name += "," }
+      name += value
+    }
+    name += "]"
+    return name
   }
 }

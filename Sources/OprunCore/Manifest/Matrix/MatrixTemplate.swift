@@ -68,19 +68,6 @@ public struct MatrixTemplate: Sendable {
     pieces.compactMap { if case .unsupported(let text) = $0 { text } else { nil } }
   }
 
-  /// The text with every axis replaced by its value; `value(of:)` answers nil for an axis the
-  /// matrix does not have, which is left as written (it has been reported).
-  public func filled(_ value: (Substring) -> String?) -> String {
-    var text = ""
-    for piece in pieces {
-      switch piece {
-      case .text(let kept), .unsupported(let kept): text += kept
-      case .axis(let name): text += value(name) ?? "${{ matrix.\(name) }}"
-      }
-    }
-    return text
-  }
-
   /// An axis name: `[A-Za-z_][A-Za-z0-9_-]*`.
   public static func isAxisName(_ name: some StringProtocol) -> Bool {
     guard let first = name.utf8.first, isLetter(first) || first == UInt8(ascii: "_") else { return false }
