@@ -282,8 +282,10 @@ private struct FillableText {
   }
 
   func filled(_ values: [String]) -> String {
+    var length = keptLength
+    for case .value(let index) in parts { length += values[index].utf8.count }
     var text = ""
-    text.reserveCapacity(keptLength + 16 * parts.count)
+    text.reserveCapacity(length)
     for part in parts {
       switch part {
       case .text(let kept): text += kept
