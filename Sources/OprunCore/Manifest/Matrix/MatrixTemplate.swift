@@ -1,20 +1,20 @@
 /// Text holding `${{ matrix.AXIS }}` substitutions (SPEC §11), split into what is kept as
 /// written and what each instance fills in. `${{ matrix.AXIS }}` is the only form: blanks
 /// inside the braces are allowed, as GitHub Actions allows them, and nothing else is.
-public struct MatrixTemplate: Sendable {
-  public enum Piece: Sendable, Equatable {
+struct MatrixTemplate: Sendable {
+  enum Piece: Sendable, Equatable {
     case text(Substring)
     case axis(Substring)
     /// A `${{ ... }}` of another form, or a `${{` never closed: the text as written.
     case unsupported(Substring)
   }
 
-  public let pieces: [Piece]
+  let pieces: [Piece]
 
   private static let opening = Array("${{".utf8)
 
   /// Whether `text` holds a `${{` at all: the fast test every scalar of a manifest takes.
-  public static func mayHoldSubstitutions(_ text: String) -> Bool {
+  static func mayHoldSubstitutions(_ text: String) -> Bool {
     var utf8 = text.utf8.makeIterator()
     var matched = 0
     while let byte = utf8.next() {
@@ -28,7 +28,7 @@ public struct MatrixTemplate: Sendable {
     return false
   }
 
-  public init(_ text: String) {
+  init(_ text: String) {
     var pieces: [Piece] = []
     var rest = Substring(text)
     while let start = rest.firstRange(of: "${{") {
@@ -59,17 +59,17 @@ public struct MatrixTemplate: Sendable {
   }
 
   /// The axes named, in order, with repeats.
-  public var axes: [Substring] {
+  var axes: [Substring] {
     pieces.compactMap { if case .axis(let name) = $0 { name } else { nil } }
   }
 
   /// The forms that are not `${{ matrix.AXIS }}`.
-  public var unsupported: [Substring] {
+  var unsupported: [Substring] {
     pieces.compactMap { if case .unsupported(let text) = $0 { text } else { nil } }
   }
 
   /// An axis name: `[A-Za-z_][A-Za-z0-9_-]*`.
-  public static func isAxisName(_ name: some StringProtocol) -> Bool {
+  static func isAxisName(_ name: some StringProtocol) -> Bool {
     guard let first = name.utf8.first, isLetter(first) || first == UInt8(ascii: "_") else { return false }
     return name.utf8.allSatisfy { isLetter($0) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5F || $0 == 0x2D }
   }
