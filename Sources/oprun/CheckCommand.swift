@@ -16,6 +16,7 @@ struct Check: ParsableCommand {
   func run() throws {
     switch ManifestFile.graph(path: manifest, defaultMaxConcurrent: 1) {
     case .success(let graph):
+      for warning in graph.manifestWarningLines { writeToStandardError("oprun: warning: \(warning)\n") }
       print("\(manifest): \(counted(graph.jobs.count, "job")) in \(counted(graph.queues.count, "queue")), OK")
     case .failure(let errors):
       writeToStandardError(errors.text)

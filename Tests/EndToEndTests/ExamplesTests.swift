@@ -29,6 +29,17 @@ import Testing
     #expect(criticalLog.order(of: "executing").prefix(2) == ["compile", "docs"])
   }
 
+  @Test func matrixRunsEachInstanceInOrderAndReportAfterThemAll() throws {
+    let (run, log, _) = try run("matrix.yaml")
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(
+      log.order(of: "executing") == [
+        "build[3.10]", "build[3.12]", "test[3.10,sqlite]", "test[3.12,sqlite]", "test[3.12,postgres]",
+        "test[3.12,mysql]", "report",
+      ])
+    #expect(run.stdout.contains("test[3.12,mysql] | tox -e py3.12 against mysql"))
+  }
+
   @Test func qosSetsNicenessAndTheStartOrderOfJobsWithoutAPriority() throws {
     let (run, log, _) = try run("qos.yaml")
     #expect(run.status == 0, "\(run.stderr)")

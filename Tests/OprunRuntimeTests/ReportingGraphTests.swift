@@ -215,3 +215,42 @@ import Testing
     #expect(GraphCommandLine.unknownJobsWarning(known, graph: graph, path: "ev.ndjson") == nil)
   }
 }
+
+/// A matrix job's instances are drawn together, one group per matrix job (SPEC §11).
+@Suite struct ReportingGraphMatrixTests {
+  static let manifest = """
+    name: ci
+    jobs:
+      build:
+        matrix: {python: ["3.10", "3.12"]}
+        command: 'true'
+      lint: {command: 'true'}
+      test:
+        matrix: {python: ["3.10", "3.12"], db: [sqlite]}
+        command: 'true'
+        dependencies: ["build[${{ matrix.python }}]"]
+    """
+
+  @Test func dotDrawsEachMatrixJobAsAClusterOfItsInstancesInsideItsQueue() {
+    let dot = DOTText.render(GraphDrawing(graph: ReportingGraphTests.graph(Self.manifest)))
+    #expect(
+      ReportingGraphTests.block(of: dot, from: "subgraph cluster_0_0 {", to: "}") == [
+        "label=\"build · 2 instances\";", "n0 [label=\"build[3.10]\"];", "n1 [label=\"build[3.12]\"];",
+      ])
+    #expect(
+      ReportingGraphTests.block(of: dot, from: "subgraph cluster_0_1 {", to: "}") == [
+        "label=\"test · 2 instances\";", "n3 [label=\"test[3.10,sqlite]\"];", "n4 [label=\"test[3.12,sqlite]\"];",
+      ])
+    #expect(dot.contains("    n2 [label=\"lint\"];\n"))
+    #expect(ReportingGraphTests.edgeLines(of: dot, arrow: "->") == ["n0 -> n3;", "n1 -> n4;"])
+  }
+
+  @Test func mermaidDrawsEachMatrixJobAsASubgraphOfItsInstances() {
+    let mermaid = MermaidText.render(GraphDrawing(graph: ReportingGraphTests.graph(Self.manifest)))
+    #expect(
+      ReportingGraphTests.block(of: mermaid, from: "subgraph m1[\"test · 2 instances\"]", to: "end") == [
+        "n3[\"test[3.10,sqlite]\"]", "n4[\"test[3.12,sqlite]\"]",
+      ])
+    #expect(mermaid.contains("subgraph m0[\"build · 2 instances\"]\n"))
+  }
+}

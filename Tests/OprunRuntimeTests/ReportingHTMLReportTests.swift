@@ -107,3 +107,31 @@ import Testing
     return try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
   }
 }
+
+/// A matrix job's instances are shown together on the page (SPEC §11).
+@Suite struct ReportingHTMLReportMatrixTests {
+  static let run = """
+    {"t":0,"event":"run-started","queues":{"ci":1},"jobs":3,"run":"20261125-000000-2"}
+    {"t":0,"event":"transition","job":"t[a]","template":"t","matrix":{"v":"a"},"queue":"ci","from":"pending","to":"ready","attempt":1}
+    {"t":0,"event":"transition","job":"lint","queue":"ci","from":"pending","to":"ready","attempt":1}
+    {"t":0,"event":"transition","job":"t[b]","template":"t","matrix":{"v":"b"},"queue":"ci","from":"pending","to":"ready","attempt":1}
+    {"t":0,"event":"transition","job":"t[a]","template":"t","matrix":{"v":"a"},"queue":"ci","from":"ready","to":"finished","attempt":1,"outcome":"succeeded","exit_code":0,"signal":null,"duration":0}
+    {"t":0,"event":"transition","job":"lint","queue":"ci","from":"ready","to":"finished","attempt":1,"outcome":"succeeded","exit_code":0,"signal":null,"duration":0}
+    {"t":0,"event":"transition","job":"t[b]","template":"t","matrix":{"v":"b"},"queue":"ci","from":"ready","to":"finished","attempt":1,"outcome":"failed","exit_code":1,"signal":null,"duration":0}
+    {"t":0.1,"event":"run-finished","exit_code":1,"counts":{"succeeded":2,"failed":1,"cancelled":0,"skipped":0,"timed-out":0}}
+
+    """
+
+  @Test func eachMatrixJobIsOneGroupOfItsInstances() throws {
+    let recorded = RecordedRun(eventLines: Array(Self.run.utf8))
+    #expect(recorded.matrices.map(\.template) == ["t"])
+    #expect(recorded.matrices.first?.jobs == [0, 2])
+    let data = try JSONSerialization.jsonObject(with: Data(HTMLReport.data(of: recorded))) as? [String: Any]
+    let matrices = try #require(data?["matrices"] as? [[String: Any]])
+    #expect(matrices.count == 1)
+    #expect(matrices.first?["template"] as? String == "t")
+    #expect(matrices.first?["jobs"] as? [Int] == [0, 2])
+    let page = String(decoding: HTMLReport.page(of: recorded), as: UTF8.self)
+    #expect(page.contains("<section id=\"matrices\" hidden>"))
+  }
+}

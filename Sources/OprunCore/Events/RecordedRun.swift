@@ -8,6 +8,8 @@ public struct RecordedRun: Sendable {
   /// One job as its lines tell it, times in seconds since the run started.
   public struct Job: Sendable {
     public var name: String
+    /// The matrix job it is an instance of (`template`), when it is one.
+    public var template: String?
     public var queue: String
     /// When it became pending: its first line.
     public var pending: Double?
@@ -91,6 +93,23 @@ public struct RecordedRun: Sendable {
 
   /// Whether the stream ends with `run-finished`.
   public var isComplete: Bool { exitCode != nil }
+
+  /// Each matrix job of the run with the indices in ``jobs`` of its instances, in the
+  /// order of each one's first instance.
+  public var matrices: [(template: String, jobs: [Int])] {
+    var groups: [(template: String, jobs: [Int])] = []
+    var groupOf: [String: Int] = [:]
+    for (index, job) in jobs.enumerated() {
+      guard let template = job.template else { continue }
+      if let group = groupOf[template] {
+        groups[group].jobs.append(index)
+      } else {
+        groupOf[template] = groups.count
+        groups.append((template, [index]))
+      }
+    }
+    return groups
+  }
 
   /// The job named `name`.
   public func job(named name: String) -> Job? {
@@ -197,6 +216,7 @@ public struct RecordedRun: Sendable {
     else { return }
     let index = jobNamed(name, queue: value["queue"]?.stringValue)
     if let reason = value["reason"]?.stringValue { jobs[index].reason = reason }
+    if let template = value["template"]?.stringValue { jobs[index].template = template }
     let exitCode = value["exit_code"]?.intValue
     let signal = value["signal"]?.intValue
     endRunningAttempt(of: index, at: time, exitCode: exitCode, signal: signal)

@@ -12,7 +12,8 @@ extension GraphBuilder {
       timeout: spec.timeout ?? defaults.timeout, retries: spec.retries ?? defaults.retries ?? 0,
       env: Self.environment(manifest.env, overriddenBy: spec.env),
       cwd: writtenCwd.map { Self.join(PathParts.folder(of: manifest.path), $0) }, writtenCwd: writtenCwd,
-      barrier: spec.barrier, interactive: spec.interactive, location: spec.location)
+      barrier: spec.barrier, interactive: spec.interactive, location: spec.location,
+      instance: spec.instance)
   }
 
   /// The manifest's variables, then the job's; a job's variable replaces the manifest's of the same name.

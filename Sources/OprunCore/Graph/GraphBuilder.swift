@@ -9,6 +9,8 @@ struct GraphBuilder {
   private var queueIDs: [String: QueueID] = [:]
   private var jobIDs: [String: JobID] = [:]
   private var suggestionsMade = 0
+  /// Every matrix job's instances by its name, made at the first unknown bracketed dependency.
+  private var instancesByTemplate: [String: [String]]?
   /// `; the queues are 'a' and 'b'` after an unknown queue, when there are few enough to list.
   private let queueListing: String
   static let queuesListed = 20
@@ -99,6 +101,13 @@ struct GraphBuilder {
 
   private mutating func resolveDependency(_ name: Located<String>, of spec: JobSpec, id: JobID) -> JobID? {
     guard let dependency = jobIDs[name.value] else {
+      if let template = MatrixExpansion.templateName(of: name.value), let instances = instances(of: template) {
+        let message =
+          "unknown dependency '\(name.value)' of job '\(spec.name)': job '\(template)' has no such instance; "
+          + MatrixExpansion.listing(instances: instances)
+        diagnostics.append(Diagnostic(at: name.location, message))
+        return nil
+      }
       let hint = suggestion(for: name.value, among: manifest.jobs.lazy.map(\.name)) ?? ""
       diagnostics.append(
         Diagnostic(at: name.location, "unknown dependency '\(name.value)' of job '\(spec.name)'\(hint)"))
@@ -109,6 +118,18 @@ struct GraphBuilder {
       return nil
     }
     return dependency
+  }
+
+  /// The instances of the matrix job called `template`, if there is one.
+  private mutating func instances(of template: String) -> [String]? {
+    if instancesByTemplate == nil {
+      var instances: [String: [String]] = [:]
+      for job in manifest.jobs {
+        if let instance = job.instance { instances[instance.template, default: []].append(job.name) }
+      }
+      instancesByTemplate = instances
+    }
+    return instancesByTemplate?[template]
   }
 
   /// Reports a job whose largest command, with its environment, passes the part of

@@ -22,11 +22,13 @@ extension JobGraph {
   static func build(
     _ manifest: Manifest, defaultMaxConcurrent: Int, reportingTo diagnostics: inout DiagnosticCollector
   ) -> JobGraph? {
+    let manifest = MatrixExpansion.expand(manifest, reportingTo: &diagnostics)
     var builder = GraphBuilder(manifest: manifest, defaultMaxConcurrent: defaultMaxConcurrent, diagnostics: diagnostics)
     let (queues, jobs) = builder.build()
     diagnostics = builder.diagnostics
     guard !diagnostics.containsErrors else { return nil }
-    let graph = JobGraph(manifest: manifest, queues: queues, jobs: jobs)
+    var graph = JobGraph(manifest: manifest, queues: queues, jobs: jobs)
+    if !diagnostics.isEmpty { graph.manifestWarnings = diagnostics.errors().diagnostics }
     graph.checkInvariants()
     return graph
   }

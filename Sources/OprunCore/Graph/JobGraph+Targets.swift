@@ -4,14 +4,20 @@ public struct TargetError: Error, Sendable, Equatable, CustomStringConvertible {
   public var name: String
   /// The closest job name, when one is close enough to be a likely typo.
   public var suggestion: String?
+  /// For a bracketed name of a matrix job: the instances it has (`its instances are …`).
+  public var instances: String?
 
-  public init(name: String, suggestion: String?) {
+  public init(name: String, suggestion: String?, instances: String? = nil) {
     self.name = name
     self.suggestion = suggestion
+    self.instances = instances
   }
 
   public var description: String {
-    "unknown job '\(name)'" + (suggestion.map(Suggestion.didYouMean) ?? "")
+    if let instances, let template = MatrixExpansion.templateName(of: name) {
+      return "unknown job '\(name)': job '\(template)' has no such instance; \(instances)"
+    }
+    return "unknown job '\(name)'" + (suggestion.map(Suggestion.didYouMean) ?? "")
   }
 }
 
@@ -21,17 +27,17 @@ extension JobGraph {
   ///
   /// Ids are made dense again in manifest order; dependents outside the selection are
   /// dropped; every queue stays, with its id. The `manifest` is kept as read. The first
-  /// unknown name throws, with the closest job name as a suggestion.
+  /// unknown name throws, with the closest job name as a suggestion. A matrix job's plain
+  /// name selects every instance.
   public func restricted(to names: [String]) throws(TargetError) -> JobGraph {
-    var idByName: [String: JobID] = [:]
-    for job in jobs { idByName[job.name] = job.id }
+    let index = JobNameIndex(self)
     var selected = Array(repeating: false, count: jobs.count)
     var stack: [JobID] = []
     for name in names {
-      guard let id = idByName[name] else {
-        throw TargetError(name: name, suggestion: closestJobName(to: name))
+      guard let ids = index.jobs(named: name) else {
+        throw index.unknownName(name)
       }
-      stack.append(id)
+      stack += ids
     }
     while let job = stack.popLast() {
       guard !selected[job] else { continue }
@@ -57,7 +63,9 @@ extension JobGraph {
       job.dependents = job.dependents.compactMap { newID[$0] >= 0 ? newID[$0] : nil }
       kept.append(job)
     }
-    return JobGraph(manifest: manifest, queues: queues, jobs: kept)
+    var graph = JobGraph(manifest: manifest, queues: queues, jobs: kept)
+    graph.manifestWarnings = manifestWarnings
+    return graph
   }
 
   /// The job name nearest to `name`, if it is near enough to be a typo — by the same rule

@@ -13,8 +13,11 @@ public struct JobGraph: Sendable {
   public var manifest: Manifest
   /// The main queue first, then the manifest's `queues` in order.
   public var queues: [QueueNode]
-  /// In manifest order; `jobs[id].id == id`.
+  /// In manifest order; `jobs[id].id == id`. A matrix job is here as its instances.
   public var jobs: [JobNode]
+  /// What the manifest holds that is worth a word but stops nothing (an `exclude` that
+  /// matches no combination), in reading order.
+  public var manifestWarnings: [Diagnostic] = []
 
   public init(manifest: Manifest, queues: [QueueNode], jobs: [JobNode]) {
     self.manifest = manifest
@@ -83,13 +86,15 @@ public struct JobNode: Sendable {
   public var barrier: Bool
   public var interactive: Bool
   public var location: SourceLocation
+  /// Which instance of a matrix job this is; nil for a job without a matrix.
+  public var instance: MatrixInstance?
 
   public init(
     id: JobID, name: String, queue: QueueID, dependencies: [JobID], dependents: [JobID] = [],
     explicitPriority: Priority? = nil, qos: QualityOfService = .default, commands: [String],
     completion: String? = nil, runIf: RunCondition = .success, timeout: Double? = nil, retries: Int = 0,
     env: [EnvironmentEntry] = [], cwd: String? = nil, writtenCwd: String? = nil, barrier: Bool = false,
-    interactive: Bool = false, location: SourceLocation
+    interactive: Bool = false, location: SourceLocation, instance: MatrixInstance? = nil
   ) {
     self.id = id
     self.name = name
@@ -109,6 +114,7 @@ public struct JobNode: Sendable {
     self.barrier = barrier
     self.interactive = interactive
     self.location = location
+    self.instance = instance
   }
 
   /// The priority band the job starts in, as Foundation orders a queue: an explicit

@@ -10,14 +10,16 @@ struct DiagnosticCollector {
   private var kept: [(diagnostic: Diagnostic, order: Int)] = []
   private var found = 0
   private(set) var omittedCount = 0
-  private(set) var containsErrors = false
+  private(set) var errorCount = 0
+
+  var containsErrors: Bool { errorCount > 0 }
 
   var isEmpty: Bool { found == 0 }
 
   mutating func append(_ diagnostic: Diagnostic) {
     kept.append((diagnostic, found))
     found += 1
-    if diagnostic.severity == .error { containsErrors = true }
+    if diagnostic.severity == .error { errorCount += 1 }
     if kept.count >= 2 * Self.shownLimit { trim() }
   }
 

@@ -99,13 +99,17 @@ public struct JobSpec: Sendable {
   public var barrier: Bool
   public var description: String?
   public var interactive: Bool
+  /// The job's `matrix`, before expansion; nil after it, and for a job without one.
+  public var matrix: MatrixSpec?
+  /// Which instance of a matrix job this is, once the matrix is expanded.
+  public var instance: MatrixInstance?
 
   public init(
     name: String, location: SourceLocation, commands: [String], dependencies: [Located<String>] = [],
     priority: Priority? = nil, qos: QualityOfService? = nil, queue: Located<String>? = nil,
     completion: String? = nil, runIf: RunCondition = .success, timeout: Double? = nil, retries: Int? = nil,
     env: [EnvironmentEntry] = [], cwd: String? = nil, barrier: Bool = false, description: String? = nil,
-    interactive: Bool = false
+    interactive: Bool = false, matrix: MatrixSpec? = nil, instance: MatrixInstance? = nil
   ) {
     self.name = name
     self.location = location
@@ -123,5 +127,7 @@ public struct JobSpec: Sendable {
     self.barrier = barrier
     self.description = description
     self.interactive = interactive
+    self.matrix = matrix
+    self.instance = instance
   }
 }

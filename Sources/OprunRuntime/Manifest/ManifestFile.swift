@@ -50,3 +50,10 @@ public struct ManifestFileErrors: Error, Sendable {
   /// What `oprun check` and a run print: each problem with its line, then how many more.
   public var text: String { DiagnosticRenderer.render(errors, sources: sources) }
 }
+
+extension JobGraph {
+  /// The manifest's warnings as `oprun: warning:` lines say them: `FILE:LINE:COLUMN: message`.
+  public var manifestWarningLines: [String] {
+    manifestWarnings.map { warning in warning.location.map { "\($0): \(warning.message)" } ?? warning.message }
+  }
+}

@@ -1,6 +1,7 @@
 /// A ``GraphDrawing`` as a Graphviz DOT digraph (`oprun graph`, the default format): a
-/// `cluster_` subgraph per queue, nodes named `n<id>` with the job's text as their label, so
-/// that no name can clash with a DOT keyword or break the syntax.
+/// `cluster_` subgraph per queue, holding one per matrix job around its instances, nodes
+/// named `n<id>` with the job's text as their label, so that no name can clash with a DOT
+/// keyword or break the syntax.
 enum DOTText {
   static func render(_ drawing: GraphDrawing) -> String {
     var text = ""
@@ -12,7 +13,17 @@ enum DOTText {
     for (index, cluster) in drawing.clusters.enumerated() {
       text += "  subgraph cluster_\(index) {\n"
       text += "    label=\(quoted(cluster.title));\n"
-      for id in cluster.nodes { appendNode(drawing.nodes[id], to: &text) }
+      for id in cluster.nodes {
+        guard let matrix = drawing.nodes[id].matrix else {
+          appendNode(drawing.nodes[id], to: &text)
+          continue
+        }
+        guard drawing.matrices[matrix].nodes.first == id else { continue }
+        text += "    subgraph cluster_\(index)_\(matrix) {\n"
+        text += "    label=\(quoted(drawing.matrices[matrix].title));\n"
+        for member in drawing.matrices[matrix].nodes { appendNode(drawing.nodes[member], to: &text) }
+        text += "    }\n"
+      }
       text += "  }\n"
     }
     for edge in drawing.edges { appendEdge(edge, to: &text) }

@@ -46,7 +46,7 @@ public final class EventStreamWriter: RunObserver {
     line.field("t", event.time)
     if case .output(let job, let stream, let text) = event.kind {
       line.field("event", "output")
-      line.field("job", jobName(job))
+      writeJob(job, to: &line)
       line.field("stream", stream.rawValue)
       line.field("text", String(decoding: text, as: UTF8.self))
     } else {
@@ -92,7 +92,7 @@ public final class EventStreamWriter: RunObserver {
     case .transition(let transition):
       writeFields(of: transition, to: &object)
     case .cancelled(let job, let reason):
-      object.field("job", jobName(job))
+      writeJob(job, to: &object)
       object.field("reason", reason.rawValue)
     case .queueState(let queue, let state):
       object.field("queue", queueName(queue))
@@ -101,7 +101,7 @@ public final class EventStreamWriter: RunObserver {
       object.field("queue", queueName(queue))
       object.field("max_concurrent", maxConcurrent)
     case .priority(let job, let priority):
-      object.field("job", jobName(job))
+      writeJob(job, to: &object)
       object.field("priority", priority.word)
     case .control(let command, let args, let ok, let peerUID, let peerPID, let error):
       object.field("command", command)
@@ -114,12 +114,12 @@ public final class EventStreamWriter: RunObserver {
       object.field("peer_uid", Int(peerUID))
       object.field("peer_pid", Int(peerPID))
     case .paused(let job), .continued(let job):
-      object.field("job", jobName(job))
+      writeJob(job, to: &object)
     case .completionStarted(let job, let pid):
-      object.field("job", jobName(job))
+      writeJob(job, to: &object)
       object.field("pid", Int(pid))
     case .completion(let job, let termination):
-      object.field("job", jobName(job))
+      writeJob(job, to: &object)
       writeTermination(termination, to: &object)
     case .warning(let message):
       object.field("message", message)
@@ -134,7 +134,7 @@ public final class EventStreamWriter: RunObserver {
   }
 
   private func writeFields(of transition: Transition, to object: inout JSONObjectWriter) {
-    object.field("job", jobName(transition.job))
+    writeJob(transition.job, to: &object)
     object.field("queue", queueName(transition.queue))
     object.field("from", transition.from.rawValue)
     object.field("to", transition.to.rawValue)
@@ -162,6 +162,16 @@ public final class EventStreamWriter: RunObserver {
   }
 
   private func jobName(_ job: JobID) -> String { graph.recordedName(job: job) }
+
+  /// `job`, and for an instance of a matrix job its `template` and `matrix` {axis: value}.
+  private func writeJob(_ job: JobID, to object: inout JSONObjectWriter) {
+    object.field("job", jobName(job))
+    guard graph.jobs.indices.contains(job), let instance = graph.jobs[job].instance else { return }
+    object.field("template", instance.template)
+    object.field("matrix") { members in
+      for (axis, value) in zip(instance.axes, instance.values) { members.field(named: axis, value) }
+    }
+  }
 
   private func queueName(_ queue: QueueID) -> String { graph.recordedName(queue: queue) }
 }

@@ -15,6 +15,16 @@ struct GraphDrawing {
     var isBarrier: Bool
     /// What the run recorded of it; nil when no run is drawn.
     var status: NodeStatus?
+    /// The index in ``GraphDrawing/matrices`` of the matrix job it is an instance of.
+    var matrix: Int? = nil
+  }
+
+  /// A matrix job's instances, drawn together inside their queue's cluster (SPEC §11).
+  struct MatrixGroup {
+    /// The matrix job's name and how many of its instances are drawn.
+    var title: String
+    /// Its instances drawn, in manifest order.
+    var nodes: [JobID]
   }
 
   /// A job's fate in a recorded run, as a colour.
@@ -52,6 +62,8 @@ struct GraphDrawing {
   var clusters: [Cluster]
   /// Grouped by dependent, in manifest order, each dependent's in its dependency order.
   var edges: [Edge]
+  /// In the manifest order of each one's first instance.
+  var matrices: [MatrixGroup] = []
 
   /// The drawing of `graph`, coloured by `run` when there is one.
   init(graph: JobGraph, run: RecordedRun? = nil) {
@@ -77,6 +89,28 @@ struct GraphDrawing {
       return Node(id: job.id, lines: lines, isBarrier: job.barrier, status: status)
     }
     edges = Self.edges(of: graph)
+    groupInstances(of: graph)
+  }
+
+  /// Puts each matrix job's instances in a group of their own.
+  private mutating func groupInstances(of graph: JobGraph) {
+    var groupOf: [String: Int] = [:]
+    for job in graph.jobs {
+      guard let template = job.instance?.template else { continue }
+      let group =
+        groupOf[template]
+        ?? {
+          matrices.append(MatrixGroup(title: DisplayText.escaped(template), nodes: []))
+          groupOf[template] = matrices.count - 1
+          return matrices.count - 1
+        }()
+      matrices[group].nodes.append(job.id)
+      nodes[job.id].matrix = group
+    }
+    for index in matrices.indices {
+      let count = matrices[index].nodes.count
+      matrices[index].title += " · \(count) instance\(count == 1 ? "" : "s")"
+    }
   }
 
   /// `priority high · qos utility`: what sets the job apart, the defaults left out.

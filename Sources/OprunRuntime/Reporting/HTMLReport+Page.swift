@@ -114,6 +114,10 @@ extension HTMLReport {
       <h2>Critical path</h2>
       <div class="path" id="critical-path"></div>
     </section>
+    <section id="matrices" hidden>
+      <h2>Matrix jobs</h2>
+      <ul id="matrix-list"></ul>
+    </section>
     <section id="timeline">
       <div class="toolbar">
         <h2>Timeline</h2>

@@ -119,6 +119,31 @@ extension HTMLReport {
       $("failures").hidden = list.children.length === 0;
     }
 
+    // One line per matrix job: how its instances ended, then each instance.
+    function drawMatrices() {
+      var list = $("matrix-list");
+      (data.matrices || []).forEach(function (group) {
+        var item = element("li");
+        var tally = {};
+        group.jobs.forEach(function (index) {
+          var outcome = jobs[index].outcome || (barsOfJob[index].length ? "running" : "unfinished");
+          tally[outcome] = (tally[outcome] || 0) + 1;
+        });
+        var words = Object.keys(tally).map(function (outcome) { return tally[outcome] + " " + outcome; }).join(", ");
+        item.appendChild(element("strong", null, group.template));
+        item.appendChild(document.createTextNode(" — " + group.jobs.length + " instance" + (group.jobs.length === 1 ? "" : "s") + ": " + words + " · "));
+        // A large matrix links its first instances; the table lists them all.
+        var LINKED = 50;
+        group.jobs.slice(0, LINKED).forEach(function (index, position) {
+          if (position > 0) item.appendChild(document.createTextNode(" "));
+          item.appendChild(jobLink(index));
+        });
+        if (group.jobs.length > LINKED) item.appendChild(document.createTextNode(" … and " + (group.jobs.length - LINKED) + " more"));
+        list.appendChild(item);
+      });
+      $("matrices").hidden = list.children.length === 0;
+    }
+
     function drawCriticalPath() {
       var box = $("critical-path");
       var path = data.critical_path;

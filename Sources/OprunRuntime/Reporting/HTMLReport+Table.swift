@@ -129,6 +129,7 @@ extension HTMLReport {
     // ---- start
     drawSummary();
     drawFailures();
+    drawMatrices();
     drawCriticalPath();
     drawLegend();
     layoutTimeline();

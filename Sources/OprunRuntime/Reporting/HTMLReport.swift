@@ -1,8 +1,8 @@
 import OprunCore
 
 /// The page of `oprun report EVENTS --html OUT` (SPEC §4): one self-contained HTML file of a
-/// recorded run — summary, failures, a Gantt timeline per queue lane, the jobs — that needs
-/// no network.
+/// recorded run — summary, failures, a Gantt timeline per queue lane, each matrix job's
+/// instances together, the jobs — that needs no network.
 ///
 /// The run is embedded as JSON in a `<script type="application/json">` block and drawn by the
 /// page's own script (``HTMLReport/template``), the timeline on a canvas and the job table a
@@ -51,6 +51,10 @@ public enum HTMLReport {
       fields.field("signal", bar.signal)
     }
     object.field("critical_path", layout.criticalPath)
+    object.field("matrices", objects: run.matrices) { group, fields in
+      fields.field("template", group.template)
+      fields.field("jobs", group.jobs)
+    }
     object.close()
     return escapingAngleBrackets(object.bytes)
   }
@@ -75,6 +79,7 @@ public enum HTMLReport {
 
   private static func writeJob(_ job: RecordedRun.Job, queue: Int, to fields: inout JSONObjectWriter) {
     fields.field("name", job.name)
+    if let template = job.template { fields.field("template", template) }
     fields.field("queue", queue)
     fields.field("outcome", job.outcome?.rawValue)
     fields.field("exit_code", job.exitCode)

@@ -124,6 +124,14 @@ public struct JSONObjectWriter: Sendable {
     bytes.append(UInt8(ascii: "{"))
   }
 
+  /// A string member whose key is data (a matrix axis).
+  public mutating func field(named key: String, _ value: String) {
+    separate()
+    JSONText.appendString(key, to: &bytes)
+    bytes.append(UInt8(ascii: ":"))
+    JSONText.appendString(value, to: &bytes)
+  }
+
   /// A member whose key is data (a queue's name, an outcome).
   public mutating func field(named key: String, _ value: Int) {
     separate()

@@ -1,6 +1,7 @@
 /// A ``GraphDrawing`` as a mermaid flowchart (`oprun graph --format mermaid`), for a README
-/// or a pull request: a `subgraph` per queue, nodes named `n<id>` with the job's text as a
-/// quoted label, so that a job called `end` or `x-->y` is only ever a label.
+/// or a pull request: a `subgraph` per queue, holding one per matrix job around its
+/// instances, nodes named `n<id>` with the job's text as a quoted label, so that a job called
+/// `end` or `x-->y` is only ever a label.
 enum MermaidText {
   static func render(_ drawing: GraphDrawing) -> String {
     var text = ""
@@ -8,7 +9,16 @@ enum MermaidText {
     text += "flowchart LR\n"
     for (index, cluster) in drawing.clusters.enumerated() {
       text += "  subgraph q\(index)[\(quoted([cluster.title]))]\n"
-      for id in cluster.nodes { appendNode(drawing.nodes[id], to: &text) }
+      for id in cluster.nodes {
+        guard let matrix = drawing.nodes[id].matrix else {
+          appendNode(drawing.nodes[id], to: &text)
+          continue
+        }
+        guard drawing.matrices[matrix].nodes.first == id else { continue }
+        text += "    subgraph m\(matrix)[\(quoted([drawing.matrices[matrix].title]))]\n"
+        for member in drawing.matrices[matrix].nodes { appendNode(drawing.nodes[member], to: &text) }
+        text += "    end\n"
+      }
       text += "  end\n"
     }
     for edge in drawing.edges { appendEdge(edge, to: &text) }

@@ -13,7 +13,8 @@ enum ControlAction: Equatable {
   case suspend([QueueID])
   case resume([QueueID])
   case limit(QueueID, Int)
-  case priority(JobID, Priority)
+  /// Each has not started; a matrix job's plain name gives its instances that wait.
+  case priority([JobID], Priority)
   /// Each is executing and not paused.
   case pause([JobID])
   /// Each is paused.

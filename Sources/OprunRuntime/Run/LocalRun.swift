@@ -18,9 +18,12 @@ public enum LocalRun {
     }
     let fingerprints = configuration.keepsJournal || configuration.resume ? graph.fingerprints() : nil
     var resumePlan: ResumePlan?
-    var warnings: [String] = []
+    var warnings = graph.manifestWarningLines
     if let reading, let fingerprints {
-      (resumePlan, warnings) = journals.resumePlan(for: graph, fingerprints: fingerprints, reading: reading.wait())
+      let resumeWarnings: [String]
+      (resumePlan, resumeWarnings) = journals.resumePlan(
+        for: graph, fingerprints: fingerprints, reading: reading.wait())
+      warnings += resumeWarnings
     }
     let criticalPath =
       configuration.schedule == .criticalPath

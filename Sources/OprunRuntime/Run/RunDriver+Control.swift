@@ -45,8 +45,8 @@ extension RunDriver {
       for queue in queues { engine.setSuspended(queue, false) }
     case .limit(let queue, let limit):
       engine.setMaxConcurrent(queue, limit)
-    case .priority(let job, let priority):
-      _ = engine.setPriority(job, priority)
+    case .priority(let jobs, let priority):
+      for job in jobs { _ = engine.setPriority(job, priority) }
     case .pause(let jobs):
       for job in jobs { pause(job) }
     case .continue(let jobs):

@@ -35,19 +35,25 @@ extension RunDriver {
     args.isEmpty ? .success(action) : .failure(ControlRefusal("usage: \(command) (it takes no arguments)"))
   }
 
-  /// The jobs called `names`, each once, in the order given; each must pass `check`.
+  /// The jobs called `names`, each once, in the order given; each must pass `check`. A
+  /// matrix job's plain name stands for those of its instances that pass (SPEC §11), and
+  /// is a problem only when none does.
   private func jobs(_ names: [String], usage: String, check: (JobID) -> String?) -> Result<[JobID], ControlRefusal> {
     guard !names.isEmpty else { return .failure(ControlRefusal("usage: " + usage)) }
     var problems: [String] = []
     var chosen: [JobID] = []
     var seen = Set<JobID>()
     for name in names {
-      guard let job = jobsByName[name] else {
-        problems.append(unknownJob(name))
+      guard let named = jobNames.jobs(named: name) else {
+        problems.append(jobNames.unknownName(name).description)
         continue
       }
-      guard seen.insert(job).inserted else { continue }
-      if let problem = check(job) { problems.append(problem) } else { chosen.append(job) }
+      let unseen = named.filter { seen.insert($0).inserted }
+      let passing = unseen.filter { check($0) == nil }
+      if passing.isEmpty, let first = unseen.first, let problem = check(first) {
+        problems.append(named.count == 1 ? problem : "no instance of job '\(name)' can be chosen: \(problem)")
+      }
+      chosen += passing
     }
     return problems.isEmpty ? .success(chosen) : .failure(ControlRefusal(problems.joined(separator: "; ")))
   }
@@ -79,20 +85,24 @@ extension RunDriver {
 
   private func priority(_ args: [String]) -> CheckedRequest {
     guard args.count == 2 else { return .failure(ControlRefusal("usage: priority JOB LEVEL")) }
-    let job = jobsByName[args[0]]
     let level = Priority(word: args[1]) ?? Int(args[1]).flatMap(Priority.init(rawValue:))
     var problems: [String] = []
-    if let job {
-      switch engine.priorityChange(of: job) {
-      case .changed: break
-      case .started: problems.append("job '\(args[0])' has started: only a job that waits can change priority")
-      case .finished: problems.append("job '\(args[0])' \(stateText(job)): only a job that waits can change priority")
+    var waiting: [JobID] = []
+    if let named = jobNames.jobs(named: args[0]) {
+      waiting = named.filter { engine.priorityChange(of: $0) == .changed }
+      if waiting.isEmpty, let job = named.first {
+        let name = graph.jobs[job].name
+        switch engine.priorityChange(of: job) {
+        case .changed: break
+        case .started: problems.append("job '\(name)' has started: only a job that waits can change priority")
+        case .finished: problems.append("job '\(name)' \(stateText(job)): only a job that waits can change priority")
+        }
       }
     } else {
-      problems.append(unknownJob(args[0]))
+      problems.append(jobNames.unknownName(args[0]).description)
     }
     if level == nil { problems.append(unknownPriority(args[1])) }
-    if let job, let level, problems.isEmpty { return .success(.priority(job, level)) }
+    if let level, problems.isEmpty { return .success(.priority(waiting, level)) }
     return .failure(ControlRefusal(problems.joined(separator: "; ")))
   }
 
@@ -128,11 +138,6 @@ extension RunDriver {
     let state = engine.state(of: job)
     guard state == .finished else { return "is " + state.rawValue }
     return "has finished" + (engine.outcome(of: job).map { " (\($0.rawValue))" } ?? "")
-  }
-
-  private func unknownJob(_ name: String) -> String {
-    let hint = Suggestion.closest(to: name, among: graph.jobs.lazy.map(\.name)).map(Suggestion.didYouMean)
-    return "unknown job '\(name)'" + (hint ?? "")
   }
 
   private func unknownQueue(_ name: String) -> String {

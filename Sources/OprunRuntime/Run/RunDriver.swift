@@ -48,6 +48,8 @@ public final class RunDriver {
   /// Every job's id by its name, for control requests; built at the first one.
   lazy var jobsByName: [String: JobID] = Dictionary(
     graph.jobs.map { ($0.name, $0.id) }, uniquingKeysWith: { first, _ in first })
+  /// What each name a control request may give means: a matrix job's plain name is its instances.
+  lazy var jobNames = JobNameIndex(graph)
 
   /// Steps not yet taken, in order, from `nextStep` on.
   private var steps: [Step] = []

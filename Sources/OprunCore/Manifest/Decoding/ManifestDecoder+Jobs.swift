@@ -39,14 +39,21 @@ extension ManifestDecoder {
       return job
     }
     var seen: UInt64 = 0
+    var substitutions: [Located<Substring>] = []
     for (keyNode, value) in tree.entries(of: node) {
       guard let key: JobKey = schemaKey(keyNode, of: node, seen: &seen, context: " in job '\(name)'") else { continue }
       if key == .command || key == .commands, seen & Self.commandKeys == Self.commandKeys {
         report(keyNode, "job '\(name)' has both 'command' and 'commands'; write one of them")
         continue
       }
+      if key == .matrix {
+        if !tree[value].isNull { job.matrix = matrix(value, key: keyNode, job: name) }
+        continue
+      }
       decode(key, value, into: &job)
+      if !scalarsWithSubstitutions.isEmpty { collectSubstitutions(in: value, of: key, into: &substitutions) }
     }
+    checkSubstitutions(substitutions, of: job)
     if seen & Self.commandKeys == 0 {
       report(Diagnostic(at: location, "job '\(name)' has no 'command' or 'commands'"))
     }
@@ -78,6 +85,7 @@ extension ManifestDecoder {
     case .barrier: job.barrier = boolean(value, key: "barrier") ?? false
     case .description: job.description = string(value, expected: "a description")
     case .interactive: job.interactive = boolean(value, key: "interactive") ?? false
+    case .matrix: break
     }
   }
 

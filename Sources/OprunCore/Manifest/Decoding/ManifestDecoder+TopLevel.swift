@@ -22,6 +22,7 @@ extension ManifestDecoder {
     if seen & (1 << UInt64(TopLevelKey.jobs.ordinal)) == 0 {
       report(root, "the manifest has no 'jobs'")
     }
+    reportMisplacedSubstitutions()
     return manifest
   }
 

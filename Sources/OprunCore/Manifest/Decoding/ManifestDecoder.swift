@@ -4,11 +4,16 @@ struct ManifestDecoder {
   let tree: YAMLTree
   let path: String
   private(set) var diagnostics = DiagnosticCollector()
+  /// The scalars that hold a `${{`, in node order; empty for almost every manifest.
+  let scalarsWithSubstitutions: [Int32]
+  /// Those of ``scalarsWithSubstitutions`` read where a substitution is allowed.
+  var allowedSubstitutions: Set<Int32> = []
 
   init(tree: YAMLTree, path: String) {
     self.tree = tree
     self.path = path
     self.diagnostics = tree.problems
+    self.scalarsWithSubstitutions = Self.scalarsWithSubstitutions(in: tree)
   }
 
   func location(_ node: Int32) -> SourceLocation {

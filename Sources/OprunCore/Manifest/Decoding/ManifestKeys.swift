@@ -39,7 +39,7 @@ enum TopLevelKey: Int, ManifestKey {
 /// The keys of one job.
 enum JobKey: Int, ManifestKey {
   case command, commands, dependencies, priority, qos, queue, completion, runIf, timeout, retries
-  case env, cwd, barrier, description, interactive
+  case env, cwd, barrier, description, interactive, matrix
 
   // Spelled out: `String(describing:)` of a case goes through reflection, which cost a
   // tenth of a one-job run's start-up.
