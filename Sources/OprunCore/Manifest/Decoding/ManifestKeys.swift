@@ -60,6 +60,7 @@ enum JobKey: Int, ManifestKey {
     case .barrier: "barrier"
     case .description: "description"
     case .interactive: "interactive"
+    case .matrix: "matrix"
     }
   }
 
