@@ -6,11 +6,16 @@ enum SlurmPreflight {
   /// An error (for `oprun: error: `) when Slurm's client is missing or its controller does not
   /// answer; nil when the run can be submitted.
   static func problem() -> String? {
+    let missing =
+      "--backend slurm: Slurm's commands (sbatch, squeue, scontrol) are not on PATH; install Slurm's client "
+      + "(Debian: slurm-client) or run on a machine of the cluster"
     let tool = SlurmTool(spawner: Spawner(), environment: JobEnvironment.inherited())
     switch tool.run(["scontrol", "ping"]) {
     case .failure:
-      return "--backend slurm: Slurm's commands (sbatch, squeue, scontrol) are not on PATH; install Slurm's client "
-        + "(Debian: slurm-client) or run on a machine of the cluster"
+      return missing
+    // 127: not found on PATH (the shell's own status, which a direct start falls back to).
+    case .success(let answer) where answer.status == .exited(127):
+      return missing
     case .success(let answer) where !answer.succeeded || answer.output.contains("DOWN"):
       let said = answer.message.isEmpty ? "" : " (scontrol ping: \(answer.message))"
       return "--backend slurm: the cluster's controller does not answer\(said); is SLURM_CONF right, is slurmctld up?"
