@@ -124,7 +124,7 @@ final class RunSession {
   private func slurmBackend(local: LocalBackend, run: String) -> SlurmBackend {
     let folder = PathParts.folder(of: AbsolutePath.of(configuration.manifestPath))
     return SlurmBackend(
-      loop: loop, local: local, options: configuration.slurm, runID: run,
+      loop: loop, local: local, options: configuration.slurm.over(graph.manifest.slurm), runID: run,
       outputFolder: folder + "/.oprun/slurm/" + run, environment: JobEnvironment.inherited())
   }
 

@@ -13,6 +13,18 @@ public struct SlurmOptions: Sendable, Equatable {
   public var extraArguments: [String] = []
 
   public init() {}
+
+  /// These options over the manifest's `slurm` section: a flag wins over the key it matches;
+  /// QoS mappings are merged, extra arguments the section's first.
+  func over(_ section: SlurmSection?) -> SlurmOptions {
+    guard let section else { return self }
+    var merged = self
+    merged.partition = partition ?? section.partition
+    merged.account = account ?? section.account
+    merged.qos = section.qos.merging(qos) { _, flag in flag }
+    merged.extraArguments = section.sbatchArguments + extraArguments
+    return merged
+  }
 }
 
 extension Priority {
