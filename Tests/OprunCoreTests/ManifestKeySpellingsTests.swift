@@ -100,7 +100,8 @@ import Testing
 
   @Test func everySpellingNamesARealKey() {
     let keys: Set = [
-      "name", "max-concurrent", "on-failure", "env", "cwd", "defaults", "queues", "jobs", "slurm", "command", "commands",
+      "name", "max-concurrent", "on-failure", "env", "cwd", "defaults", "queues", "jobs", "slurm", "command",
+      "commands",
       "dependencies", "priority", "qos", "queue", "completion", "run-if", "timeout", "retries", "barrier",
       "description", "interactive",
     ]
