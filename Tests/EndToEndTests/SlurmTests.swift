@@ -136,6 +136,31 @@ struct SlurmTests {
     #expect(try runQueued(log).isEmpty)
   }
 
+  @Test func ctlSuspendHoldsWhatHasNotBegunOnTheClusterAndResumeReleasesIt() throws {
+    let scene = try ControlScene()
+    try scene.folder.manifest(
+      """
+      jobs:
+        first: {command: sleep 300}
+        second: {command: touch second.ran, dependencies: [first], run-if: always}
+      """)
+    let run = try scene.startRun(manifest: "jobs.yaml", events: eventsFile, ["--backend", "slurm"])
+    try waitUntil("first executing") { run.log.executed("first") }
+    #expect(try scene.ctl(["--pid", String(run.pid), "suspend"]).status == 0)
+    #expect(try scene.ctl(["--pid", String(run.pid), "cancel", "first"]).status == 0)
+    try waitUntil("first finished") { run.log.finish(of: "first") != nil }
+    // Its dependency has ended, but the hold keeps it from starting.
+    let runID = try #require(run.log.named("run-started").first?.string("run"))
+    let held = try squeue(["--noheader", "--states=all", "--name=oprun:\(runID):second", "--format=%T %r"])
+    #expect(held.hasPrefix("PENDING JobHeld"), "\(held)")
+    #expect(try scene.ctl(["--pid", String(run.pid), "resume"]).status == 0)
+    let finished = run.process.wait()
+    #expect(finished.status == 1, "\(finished.stderr)")
+    #expect(run.log.outcome(of: "second") == "succeeded")
+    #expect(scene.folder.exists("second.ran"))
+    expectStreamContract(run.log)
+  }
+
   @Test func aSubmissionSbatchRefusesEndsTheRunWithStatus2AndNothingQueued() throws {
     let folder = try Scratch()
     try folder.manifest(
@@ -162,14 +187,20 @@ struct SlurmTests {
   /// The run's jobs still pending or running on the cluster, by the run id its stream gave.
   private func runQueued(_ log: EventLog) throws -> [String] {
     let runID = try #require(log.named("run-started").first?.string("run"))
+    let text = try squeue(["--noheader", "--states=PENDING,RUNNING,SUSPENDED", "--format=%j"])
+    return text.split(separator: "\n").map(String.init).filter { $0.hasPrefix("oprun:\(runID):") }
+  }
+
+  /// What `squeue ARGUMENTS` prints.
+  private func squeue(_ arguments: [String]) throws -> String {
     let squeue = Process()
     squeue.executableURL = URL(fileURLWithPath: "/usr/bin/squeue")
-    squeue.arguments = ["--noheader", "--states=PENDING,RUNNING,SUSPENDED", "--format=%j"]
+    squeue.arguments = arguments
     let pipe = Pipe()
     squeue.standardOutput = pipe
     try squeue.run()
     let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     squeue.waitUntilExit()
-    return text.split(separator: "\n").map(String.init).filter { $0.hasPrefix("oprun:\(runID):") }
+    return text
   }
 }

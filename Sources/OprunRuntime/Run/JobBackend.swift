@@ -143,6 +143,13 @@ public protocol SchedulingBackend: JobBackend {
   /// backend takes it back. What became of it is reported as usual; a job that had already
   /// ended is left alone.
   func withdraw(_ work: WorkKey)
+
+  /// The run's queue of `works` was suspended: none of them is to begin until released (they
+  /// have not begun; a job the backend saw begin or end is left alone).
+  func hold(_ works: [WorkKey])
+
+  /// Their queue was resumed: what ``hold(_:)`` held may begin again.
+  func release(_ works: [WorkKey])
 }
 
 /// One job of a run as a ``SchedulingBackend`` receives it before the run begins.

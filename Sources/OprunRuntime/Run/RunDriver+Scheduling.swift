@@ -90,6 +90,20 @@ extension RunDriver {
     endingAttempt = nil
   }
 
+  /// A suspended queue's jobs that have not begun are held on the scheduling backend (its
+  /// cluster would start them otherwise); a resumed queue's are released.
+  func holdOrRelease(_ queue: QueueID, _ state: QueueState) {
+    guard let scheduler else { return }
+    let works = graph.jobs.indices.filter { job in
+      graph.jobs[job].queue == queue && attempts[job] == nil && engine.state(of: job) != .finished
+    }.map { WorkKey(job: $0, purpose: .attempt(engine.attempt(of: $0))) }
+    guard !works.isEmpty else { return }
+    switch state {
+    case .suspended: scheduler.hold(works)
+    case .resumed: scheduler.release(works)
+    }
+  }
+
   /// The scheduling backend takes back the job's current attempt.
   func withdraw(_ job: JobID) {
     scheduler?.withdraw(WorkKey(job: job, purpose: .attempt(engine.attempt(of: job))))

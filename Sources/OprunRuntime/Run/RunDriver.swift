@@ -186,6 +186,8 @@ public final class RunDriver {
       publish(kind)
     case .withdraw(let job):
       withdraw(job)
+    case .holdOrRelease(let queue, let state):
+      holdOrRelease(queue, state)
     }
   }
 
@@ -225,6 +227,8 @@ public final class RunDriver {
         take(.signalCancelled(job, reason, attempt: engine.attempt(of: job)))
       } else if case .cancelled(let job, _) = event.kind, awaited[job] != nil {
         take(.withdraw(job))
+      } else if case .queueState(let queue, let state) = event.kind, scheduler != nil {
+        take(.holdOrRelease(queue, state))
       }
       return
     }
@@ -256,6 +260,8 @@ public final class RunDriver {
     case announce(RunEvent.Kind)
     /// A reaction: the job finished or was cancelled before a scheduling backend began it.
     case withdraw(JobID)
+    /// A reaction: a queue was suspended or resumed on a scheduling backend.
+    case holdOrRelease(QueueID, QueueState)
   }
 }
 

@@ -46,6 +46,8 @@ final class SlurmBackend: SchedulingBackend {
     var phase = Phase.queued
     /// Cancelled (`scancel`) by this run.
     var cancelled = false
+    /// Held (`scontrol hold`) by this run, until released.
+    var held = false
 
     enum Phase { case queued, running, ended }
 
@@ -109,6 +111,25 @@ final class SlurmBackend: SchedulingBackend {
   func withdraw(_ work: WorkKey) {
     guard let index = indexByJob[work.job], jobs[index].phase != .ended else { return }
     cancel([index])
+  }
+
+  /// `scontrol hold` of the jobs still queued, in one call.
+  func hold(_ works: [WorkKey]) {
+    let chosen = works.compactMap { indexByJob[$0.job] }.filter {
+      jobs[$0].phase == .queued && !jobs[$0].cancelled && !jobs[$0].held
+    }
+    guard !chosen.isEmpty else { return }
+    for index in chosen { jobs[index].held = true }
+    control(["scontrol", "hold", chosen.map { String(jobs[$0].slurmID) }.joined(separator: ",")])
+  }
+
+  /// `scontrol release` of the jobs ``hold(_:)`` held, still queued and not cancelled.
+  func release(_ works: [WorkKey]) {
+    let chosen = works.compactMap { indexByJob[$0.job] }.filter { jobs[$0].held }
+    for index in chosen { jobs[index].held = false }
+    let queued = chosen.filter { jobs[$0].phase == .queued && !jobs[$0].cancelled }
+    guard !queued.isEmpty else { return }
+    control(["scontrol", "release", queued.map { String(jobs[$0].slurmID) }.joined(separator: ",")])
   }
 
   /// `scancel` of the jobs at `indices` not cancelled yet, in one call.

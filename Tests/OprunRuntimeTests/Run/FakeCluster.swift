@@ -38,6 +38,17 @@ final class FakeCluster: SchedulingBackend {
     if !withdrawn.contains(name) { withdrawn.append(name) }
   }
 
+  /// Holds and releases, by job name: `hold a b`, `release a`.
+  private(set) var holds: [String] = []
+
+  func hold(_ works: [WorkKey]) {
+    holds.append((["hold"] + works.map { names[$0.job] ?? "?" }).joined(separator: " "))
+  }
+
+  func release(_ works: [WorkKey]) {
+    holds.append((["release"] + works.map { names[$0.job] ?? "?" }).joined(separator: " "))
+  }
+
   func start(_ work: WorkOrder) -> [Result<CommandHandle, StartFailure>] {
     completions.append(work)
     nextSerial += 1

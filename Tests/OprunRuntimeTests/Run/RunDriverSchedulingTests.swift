@@ -183,4 +183,24 @@ import Testing
     #expect(run.events.lines(of: "b").last == "b ready>finished skipped")
     #expect(run.events.lines(of: "c") == ["c pending>ready"])
   }
+
+  @Test func suspendingAQueueHoldsItsJobsThatHaveNotBegunAndResumingReleasesThem() {
+    let run = ClusterHarness(
+      """
+      jobs:
+        a: {command: build}
+        b: {command: test, dependencies: [a]}
+        c: {command: lint}
+      """)
+    run.start()
+    run.began("a")
+    run.driver.apply(.toggleSuspension)
+    #expect(run.cluster.holds == ["hold b c"])
+    run.ended("a", .exited(0))
+    run.driver.apply(.toggleSuspension)
+    #expect(run.cluster.holds == ["hold b c", "release b c"])
+    run.began("b")
+    run.began("c")
+    #expect(run.events.lines(of: "b").last == "b ready>executing")
+  }
 }
