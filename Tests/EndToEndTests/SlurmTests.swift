@@ -175,6 +175,20 @@ struct SlurmTests {
     #expect(folder.events.named("transition").isEmpty)
   }
 
+  @Test func aControllerThatDoesNotAnswerEndsTheRunWithStatus2BeforeAnythingRuns() throws {
+    let folder = try Scratch()
+    try folder.manifest("jobs: {a: {command: touch ran}}")
+    // The cluster's configuration, but a port no controller listens on.
+    let configuration = try #require(ProcessInfo.processInfo.environment["SLURM_CONF"])
+    let text = try String(contentsOfFile: configuration, encoding: .utf8)
+    let wrong = try folder.write(
+      "slurm.conf", text.replacingOccurrences(of: "SlurmctldPort=6817", with: "SlurmctldPort=6899"))
+    let run = try runOprun(runArguments(["--backend", "slurm"]), in: folder, environment: ["SLURM_CONF": wrong])
+    #expect(run.status == 2)
+    #expect(run.stderr.contains("the cluster's controller does not answer"), "\(run.stderr)")
+    #expect(!folder.exists("ran"))
+  }
+
   @Test func withoutSlurmsCommandsTheRunEndsWithStatus2BeforeAnythingRuns() throws {
     let folder = try Scratch()
     try folder.manifest("jobs: {a: {command: touch ran}}")

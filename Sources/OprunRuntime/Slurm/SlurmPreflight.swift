@@ -17,7 +17,9 @@ enum SlurmPreflight {
     case .success(let answer) where answer.status == .exited(127):
       return missing
     case .success(let answer) where !answer.succeeded || answer.output.contains("DOWN"):
-      let said = answer.message.isEmpty ? "" : " (scontrol ping: \(answer.message))"
+      // Its first line says which controller is down; the rest is a banner.
+      let first = (answer.errors.isEmpty ? answer.output : answer.errors).split(whereSeparator: \.isNewline).first
+      let said = first.map { " (scontrol ping: \(String($0).trimmingSpaces))" } ?? ""
       return "--backend slurm: the cluster's controller does not answer\(said); is SLURM_CONF right, is slurmctld up?"
     case .success:
       return nil
