@@ -48,6 +48,27 @@ struct SlurmTests {
     #expect(try runQueued(cluster.events).isEmpty)
   }
 
+  @Test func resumeSubmitsOnlyWhatDidNotSucceedUnchanged() throws {
+    let folder = try Scratch()
+    try folder.manifest(
+      """
+      jobs:
+        build: {command: echo built >> build.log}
+        test: {command: test -e fixed, dependencies: [build]}
+      """)
+    #expect(try runOprun(runArguments(["--backend", "slurm"]), in: folder).status == 1)
+    _ = try folder.write("fixed", "")
+    let run = try runOprun(runArguments(["--backend", "slurm", "--resume"]), in: folder)
+    #expect(run.status == 0, "\(run.stderr)")
+    let log = folder.events
+    #expect(log.finish(of: "build")?["resumed"] as? Bool == true)
+    #expect(log.outcome(of: "test") == "succeeded")
+    #expect(folder.read("build.log") == "built\n")
+    let runID = try #require(log.named("run-started").first?.string("run"))
+    #expect(try squeue(["--noheader", "--states=all", "--name=oprun:\(runID):build", "--format=%i"]).isEmpty)
+    expectStreamContract(log)
+  }
+
   @Test func priorityBandsOrderStartsWhenOneJobRunsAtATime() throws {
     // Listed lowest first: only the band can put them in the expected order.
     let manifest = """
