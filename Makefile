@@ -5,7 +5,7 @@ RELEASE_FLAGS = -c release --static-swift-stdlib
 # Not OPRUN: that is the variable the end-to-end tests read, and a caller may export it.
 RELEASE_BINARY = .build/release/oprun
 
-.PHONY: all deps test-deps build debug demo test test-tsan test-tsan-unit test-asan test-asan-unit torture resources bench fuzz install install-files uninstall format lint clean
+.PHONY: all deps test-deps build debug demo test test-tsan test-tsan-unit test-asan test-asan-unit test-slurm torture resources bench bench-slurm fuzz install install-files uninstall format lint clean
 
 all: build
 
@@ -100,6 +100,18 @@ torture: deps
 	  OPRUN_TORTURE_LOG=$(CURDIR)/.build/torture.log OPRUN_TORTURE_KEEP=$(CURDIR)/.build/torture-kept \
 	  $(SWIFT) test --skip-build --filter TortureTests
 
+# The --backend slurm end-to-end tests (Tests/EndToEndTests/SlurmTests.swift, skipped without
+# OPRUN_SLURM=1) against a throwaway single-node cluster on localhost: scripts/slurm-cluster.sh
+# installs Slurm's Debian packages if they are missing, brings the cluster up (waiting a bounded
+# time for its node) and takes it down again however the tests end. As root.
+SLURM_CLUSTER = scripts/slurm-cluster.sh
+test-slurm: deps
+	$(SLURM_CLUSTER) install
+	$(SWIFT) build --build-tests
+	@trap '$(SLURM_CLUSTER) down' EXIT; \
+	$(SLURM_CLUSTER) up && eval "$$($(SLURM_CLUSTER) env)" && \
+	OPRUN_SLURM=1 $(SWIFT) test --skip-build --filter 'EndToEndTests\.SlurmTests'
+
 # The resource tests at full size (100,000 jobs, 10,000 grandchildren); `make test` runs smaller ones.
 resources: deps
 	$(SWIFT) build --build-tests
@@ -124,6 +136,13 @@ test-asan-unit: test-deps
 bench: build
 	$(SWIFT) build $(RELEASE_FLAGS) --product oprun-bench
 	Benchmarks/run.sh
+
+# On the same throwaway cluster: a 20-link chain and 50 independent jobs through
+# oprun --backend slurm against a plain sbatch loop (Benchmarks/slurm.sh).
+bench-slurm: build
+	$(SLURM_CLUSTER) install
+	@trap '$(SLURM_CLUSTER) down' EXIT; \
+	$(SLURM_CLUSTER) up && eval "$$($(SLURM_CLUSTER) env)" && Benchmarks/slurm.sh
 
 # The manifest front end under libFuzzer and AddressSanitizer for SECONDS seconds. The corpus
 # (seeded from jobs/ and the test fixtures) and whatever the fuzzer finds stay in .build-fuzz/.

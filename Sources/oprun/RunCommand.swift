@@ -74,6 +74,28 @@ struct RunCommand: ParsableCommand {
   @Flag(help: "Keep no journal of this run in .oprun/runs/ beside the manifest.")
   var noJournal = false
 
+  @Option(
+    help: ArgumentHelp("Where jobs run: local (this machine) or slurm (one sbatch per job).", valueName: "BACKEND"))
+  var backend: Backend = .local
+
+  @Option(help: ArgumentHelp("With --backend slurm: the partition every job is submitted to.", valueName: "NAME"))
+  var slurmPartition: String?
+
+  @Option(help: ArgumentHelp("With --backend slurm: the account every job is charged to.", valueName: "NAME"))
+  var slurmAccount: String?
+
+  @Option(
+    help: ArgumentHelp(
+      "With --backend slurm: submit jobs of QoS class CLASS with Slurm QoS NAME (repeatable); unmapped: no --qos.",
+      valueName: "CLASS=NAME"))
+  var slurmQos: [String] = []
+
+  @Option(
+    help: ArgumentHelp(
+      "With --backend slurm: one more sbatch argument for every job (repeatable), e.g. --slurm-arg=--mem=1G.",
+      valueName: "ARG"))
+  var slurmArg: [String] = []
+
   func validate() throws {
     if keepGoing && failFast { throw ValidationError("--keep-going and --fail-fast exclude each other") }
     if quiet && verbose { throw ValidationError("--quiet and --verbose exclude each other") }
@@ -84,6 +106,21 @@ struct RunCommand: ParsableCommand {
       throw ValidationError("invalid value '\(grace.formatted)' for --grace: a number of seconds, 0 or more")
     }
     try validateOutputPaths()
+    _ = try slurmQoSMap()
+  }
+
+  /// `--slurm-qos CLASS=NAME`, each class once.
+  private func slurmQoSMap() throws -> [QualityOfService: String] {
+    var map: [QualityOfService: String] = [:]
+    for entry in slurmQos {
+      let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
+      let classes = QualityOfService.allCases.map(\.rawValue).joined(separator: ", ")
+      guard parts.count == 2, let qos = QualityOfService(rawValue: parts[0]), !parts[1].isEmpty else {
+        throw ValidationError("invalid value '\(entry)' for --slurm-qos: CLASS=NAME, CLASS one of \(classes)")
+      }
+      map[qos] = parts[1]
+    }
+    return map
   }
 
   func run() throws {
@@ -100,6 +137,11 @@ struct RunCommand: ParsableCommand {
     configuration.schedule = schedule
     configuration.resume = resume
     configuration.keepsJournal = !noJournal
+    configuration.backend = backend
+    configuration.slurm.partition = slurmPartition
+    configuration.slurm.account = slurmAccount
+    configuration.slurm.qos = try slurmQoSMap()
+    configuration.slurm.extraArguments = slurmArg
     configuration.arguments = Array(CommandLine.arguments.dropFirst())
     throw ExitCode(LocalRun.execute(configuration))
   }
@@ -125,3 +167,4 @@ extension Double {
 
 extension RunConfiguration.OutputMode: ExpressibleByArgument {}
 extension Schedule: ExpressibleByArgument {}
+extension Backend: ExpressibleByArgument {}

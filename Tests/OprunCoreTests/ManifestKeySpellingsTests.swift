@@ -66,7 +66,7 @@ import Testing
 
   @Test func aSpellingIsSuggestedOnlyWhereItsKeyIsAllowed() {
     let listing =
-      "'name', 'max-concurrent', 'on-failure', 'env', 'cwd', 'defaults', 'queues' or 'jobs'"
+      "'name', 'max-concurrent', 'on-failure', 'env', 'cwd', 'defaults', 'queues', 'jobs' or 'slurm'"
     #expect(messages(for: "needs", value: "[a]", inJob: false) == ["unknown key 'needs' (expected \(listing))"])
     #expect(messages(for: "concurrency").first?.hasPrefix("unknown key 'concurrency' in job 'x' (expected") == true)
   }
@@ -100,7 +100,8 @@ import Testing
 
   @Test func everySpellingNamesARealKey() {
     let keys: Set = [
-      "name", "max-concurrent", "on-failure", "env", "cwd", "defaults", "queues", "jobs", "command", "commands",
+      "name", "max-concurrent", "on-failure", "env", "cwd", "defaults", "queues", "jobs", "slurm", "command",
+      "commands",
       "dependencies", "priority", "qos", "queue", "completion", "run-if", "timeout", "retries", "barrier",
       "description", "interactive",
     ]
@@ -144,5 +145,41 @@ import Testing
       return
     }
     #expect(errors.diagnostics.count == 1)
+  }
+}
+
+/// The `slurm` section: read for `--backend slurm`, checked like every other mapping.
+@Suite struct ManifestSlurmSectionTests {
+  @Test func theSectionIsReadWithEveryKey() throws {
+    let text = """
+      slurm:
+        partition: debug
+        account: lab
+        qos: {userInitiated: high, background: low}
+        sbatch-args: [--exclusive, --mem=1G]
+      jobs:
+        a: {command: build}
+      """
+    let slurm = try #require(try ManifestFixtures.decoded(SourceText(path: "a.yaml", text: text)).get().slurm)
+    #expect(slurm.partition == "debug" && slurm.account == "lab")
+    #expect(slurm.qos == [.userInitiated: "high", .background: "low"])
+    #expect(slurm.sbatchArguments == ["--exclusive", "--mem=1G"])
+  }
+
+  @Test func anUnknownKeyOrQoSClassIsReportedWhereItIsWritten() {
+    let text = """
+      slurm:
+        partion: debug
+        qos: {backgroud: low}
+      jobs:
+        a: {command: build}
+      """
+    guard case .failure(let errors) = ManifestFixtures.decoded(SourceText(path: "a.yaml", text: text)) else {
+      Issue.record("accepted")
+      return
+    }
+    let messages = errors.diagnostics.map { "\($0.location?.line ?? 0): \($0.message)" }
+    #expect(messages.contains { $0.hasPrefix("2: unknown key 'partion' in 'slurm'") })
+    #expect(messages.contains { $0.hasPrefix("3: unknown QoS 'backgroud'") })
   }
 }

@@ -16,6 +16,8 @@ public struct Manifest: Sendable {
   public var queues: [QueueSpec]
   /// Jobs in manifest order: the FIFO order among ready jobs of equal priority.
   public var jobs: [JobSpec]
+  /// What `--backend slurm` adds to every submission; nil without a `slurm` section.
+  public var slurm: SlurmSection?
 
   public init(
     path: String, name: String, maxConcurrent: Located<Int>? = nil, onFailure: FailurePolicy = .stop,
@@ -130,4 +132,16 @@ public struct JobSpec: Sendable {
     self.matrix = matrix
     self.instance = instance
   }
+}
+
+/// The manifest's `slurm` section: used only by `--backend slurm`, whose flags win over it.
+public struct SlurmSection: Sendable, Equatable {
+  public var partition: String?
+  public var account: String?
+  /// The Slurm QoS for jobs of each QoS class; a class not listed gets none.
+  public var qos: [QualityOfService: String] = [:]
+  /// More `sbatch` arguments for every job, as written.
+  public var sbatchArguments: [String] = []
+
+  public init() {}
 }

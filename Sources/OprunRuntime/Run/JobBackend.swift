@@ -115,6 +115,62 @@ public enum BackendReport: Sendable {
   case output(WorkKey, OutputStream, [UInt8])
   /// A command of `work` has exited (or its cluster job ended).
   case exited(WorkKey, CommandHandle, Termination)
+  /// A ``SchedulingBackend`` saw `work` start running, as these commands (one per command
+  /// of the job, in order): the job is executing.
+  case began(WorkKey, [CommandHandle])
+  /// A ``SchedulingBackend`` saw `work` end without ever running (withdrawn, or a
+  /// dependency the cluster found could never be satisfied); `reason` in words.
+  case endedUnstarted(WorkKey, reason: String)
+}
+
+/// A backend that is handed the whole run before it begins and schedules it itself, as a
+/// cluster does: every job is submitted at once with its dependencies, and the backend then
+/// reports what it observes — a job began (``BackendReport/began(_:_:)``), its commands
+/// exited, or it ended without running (``BackendReport/endedUnstarted(_:reason:)``).
+///
+/// The driver still follows the engine: a job becomes ready when its dependencies have
+/// finished, as observed; the engine's launch only marks it as awaited, and the backend's
+/// `began` makes it executing. A job the engine finishes without running (skipped by its
+/// `run-if`, cancelled while waiting) is ``withdraw(_:)``n; one cancelled while executing is
+/// signalled as on any backend. ``start(_:)`` is still used for completion commands, which
+/// run where oprun runs.
+public protocol SchedulingBackend: JobBackend {
+  /// Submits every job of `plan`, in its order (every job after its dependencies); nothing
+  /// is reported from inside. On failure, whatever was submitted is withdrawn again.
+  func submit(_ plan: [PlannedJob]) -> Result<Void, SubmissionFailure>
+
+  /// The run no longer wants `work` to run (cancelled or skipped before it began): the
+  /// backend takes it back. What became of it is reported as usual; a job that had already
+  /// ended is left alone.
+  func withdraw(_ work: WorkKey)
+
+  /// The run's queue of `works` was suspended: none of them is to begin until released (they
+  /// have not begun; a job the backend saw begin or end is left alone).
+  func hold(_ works: [WorkKey])
+
+  /// Their queue was resumed: what ``hold(_:)`` held may begin again.
+  func release(_ works: [WorkKey])
+}
+
+/// One job of a run as a ``SchedulingBackend`` receives it before the run begins.
+public struct PlannedJob: Sendable {
+  /// Its first attempt, as ``JobBackend/start(_:)`` would receive it.
+  public var order: WorkOrder
+  /// The job as the graph has it: name, dependencies, `run-if`, priority, QoS, timeout.
+  public var job: JobNode
+  /// Its priority band (the explicit priority, else its QoS's).
+  public var band: Priority
+  /// The dependencies that will run in this run (a job `--resume` resumes will not).
+  public var dependencies: [JobID]
+}
+
+/// Why a run could not be submitted, in words a user can act on.
+public struct SubmissionFailure: Error, Sendable, CustomStringConvertible {
+  public var description: String
+
+  public init(_ description: String) {
+    self.description = description
+  }
 }
 
 /// What the driver may do to running work, whatever the backend maps it to.

@@ -34,6 +34,15 @@ public enum LocalRun {
       writeAll(1, PlanText.render(plan, of: graph, resumePlan: resumePlan, criticalPath: criticalPath))
       return ExitStatus.success
     }
+    if configuration.backend == .slurm {
+      if let problem = SlurmPreflight.problem() {
+        writeAll(2, "oprun: error: \(problem)\n")
+        return ExitStatus.usage
+      }
+      let fitWarnings: [String]
+      (graph, fitWarnings) = SlurmPreflight.fitting(graph)
+      warnings += fitWarnings
+    }
     let descriptorWarning: String?
     (graph, descriptorWarning) = DescriptorBudget.raised(toRun: graph).fitting(graph)
     if let descriptorWarning { warnings.append(descriptorWarning) }

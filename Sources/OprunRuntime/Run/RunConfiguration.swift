@@ -28,10 +28,22 @@ public struct RunConfiguration: Sendable {
   public var resume = false
   /// Keep a journal of the run in `.oprun/runs/` (off with `--no-journal`).
   public var keepsJournal = true
+  /// `--backend`: where the jobs run.
+  public var backend: Backend = .local
+  /// What `--backend slurm` adds to every submission.
+  public var slurm = SlurmOptions()
   /// oprun's arguments as given, for the journal's header.
   public var arguments: [String] = []
 
   public init(manifestPath: String) {
     self.manifestPath = manifestPath
   }
+}
+
+/// Where a run's jobs run (`--backend`).
+public enum Backend: String, Sendable, CaseIterable {
+  /// Processes on this machine: the default.
+  case local
+  /// One `sbatch` submission per job on a Slurm cluster.
+  case slurm
 }

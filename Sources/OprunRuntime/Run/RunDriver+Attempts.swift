@@ -8,6 +8,10 @@ extension RunDriver {
   /// something the run's own commands give back as they end (descriptors, processes), the
   /// launch keeps its slot and waits for one of them to end, then tries again.
   func start(_ launch: Launch) {
+    if scheduler != nil, launch.attempt == 1 {
+      awaitLaunch(launch)
+      return
+    }
     let job = graph.jobs[launch.job]
     let work = WorkKey(job: launch.job, purpose: .attempt(launch.attempt))
     let order = WorkOrder(
@@ -79,7 +83,12 @@ extension RunDriver {
   }
 
   func receive(_ report: BackendReport) {
+    if keptUntilLaunched(report) { return }
     switch report {
+    case .began(let work, let handles):
+      began(work, handles)
+    case .endedUnstarted(let work, let reason):
+      endedUnstarted(work, reason: reason)
     case .output(let work, let stream, let text):
       publish(.output(job: work.job, stream: stream, text: text))
     case .exited(let work, _, let termination):

@@ -19,6 +19,8 @@ public final class RunDriver {
   public let graph: JobGraph
   let engine: QueueEngine
   let backend: any JobBackend
+  /// The backend, when it is handed the whole run up front (a cluster); see `RunDriver+Scheduling`.
+  let scheduler: (any SchedulingBackend)?
   let clock: any RunClock
   let bus = EventBus()
   /// Seconds between the signal that cancels an executing attempt and the kill.
@@ -30,6 +32,11 @@ public final class RunDriver {
   var attempts: [JobID: RunningAttempt] = [:]
   /// Completion commands that have started and not exited, by job.
   var completions: [JobID: CommandHandle] = [:]
+  /// On a scheduling backend: launched jobs, by their attempt, that the backend has not yet
+  /// seen begin or end.
+  var awaited: [JobID: Int] = [:]
+  /// On a scheduling backend: what it reported about jobs the engine had not launched yet, in order.
+  var reportsBeforeLaunch: [JobID: [BackendReport]] = [:]
   /// Launches whose start ran short of resources, each holding its slot until something
   /// of the run ends and they are tried again.
   var launchesWaitingForResources: [Launch] = []
@@ -65,6 +72,7 @@ public final class RunDriver {
   ) {
     self.graph = graph
     self.backend = backend
+    scheduler = backend as? any SchedulingBackend
     self.clock = clock
     self.grace = grace
     let startTime = clock.now()
@@ -178,6 +186,10 @@ public final class RunDriver {
       startCompletion(after: transition)
     case .announce(let kind):
       publish(kind)
+    case .withdraw(let job):
+      withdraw(job)
+    case .holdOrRelease(let queue, let state):
+      holdOrRelease(queue, state)
     }
   }
 
@@ -215,6 +227,10 @@ public final class RunDriver {
       bus.deliver(event)
       if case .cancelled(let job, let reason) = event.kind, attempts[job] != nil {
         take(.signalCancelled(job, reason, attempt: engine.attempt(of: job)))
+      } else if case .cancelled(let job, _) = event.kind, awaited[job] != nil {
+        take(.withdraw(job))
+      } else if case .queueState(let queue, let state) = event.kind, scheduler != nil {
+        take(.holdOrRelease(queue, state))
       }
       return
     }
@@ -224,6 +240,10 @@ public final class RunDriver {
       transition.termination = ending.termination
     }
     bus.deliver(RunEvent(time: event.time, .transition(transition)))
+    // A job finished without running may still be queued where a scheduling backend put it.
+    if scheduler != nil, transition.to == .finished, transition.from == .ready, !transition.resumed {
+      take(.withdraw(transition.job))
+    }
     // A resumed job ran nothing: it has nothing to complete.
     if transition.to == .finished, !transition.resumed, graph.jobs[transition.job].completion != nil {
       take(.startCompletion(transition))
@@ -240,6 +260,10 @@ public final class RunDriver {
     /// A reaction: the job finished; its completion command runs.
     case startCompletion(Transition)
     case announce(RunEvent.Kind)
+    /// A reaction: the job finished or was cancelled before a scheduling backend began it.
+    case withdraw(JobID)
+    /// A reaction: a queue was suspended or resumed on a scheduling backend.
+    case holdOrRelease(QueueID, QueueState)
   }
 }
 

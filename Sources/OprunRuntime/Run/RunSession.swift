@@ -47,14 +47,22 @@ final class RunSession {
       observers.append(TraceWriter(graph: graph, sink: sink))
     }
 
-    let backend = LocalBackend(
+    let local = LocalBackend(
       loop: loop, framing: configuration.outputMode == .raw ? .terminalLines : .jobLines,
       environment: JobEnvironment(inherited: JobEnvironment.inherited()), grace: configuration.grace)
+    let identity = RunIdentity.starting(id: RunID.make(), manifestPath: configuration.manifestPath)
+    let slurm = configuration.backend == .slurm ? slurmBackend(local: local, run: identity.id) : nil
+    let backend: any JobBackend = slurm ?? local
     let driver = RunDriver(
       graph: graph, failurePolicy: configuration.failurePolicy ?? graph.manifest.onFailure,
       grace: configuration.grace, resumePlan: resumePlan, criticalPath: criticalPath, backend: backend, clock: loop)
-    backend.onWarning = { [unowned driver] in driver.warn($0) }
-    let identity = RunIdentity.starting(id: RunID.make(), manifestPath: configuration.manifestPath)
+    local.onWarning = { [unowned driver] in driver.warn($0) }
+    slurm?.onWarning = { [unowned driver] in driver.warn($0) }
+    // The whole run goes to the cluster before it begins: a refusal ends it with nothing left queued.
+    if let slurm, case .failure(let failure) = slurm.submit(driver.plannedJobs()) {
+      LocalRun.writeAll(2, "oprun: error: --backend slurm: \(failure)\n")
+      return ExitStatus.usage
+    }
     var warnings = warnings
     // The journal observes first: a job is in it before any reporter shows it finished, so
     // that a run killed just after a job was seen to finish still has it.
@@ -110,6 +118,14 @@ final class RunSession {
     default:
       break
     }
+  }
+
+  /// The Slurm backend of this run: its jobs' output in `.oprun/slurm/RUN-ID/` beside the manifest.
+  private func slurmBackend(local: LocalBackend, run: String) -> SlurmBackend {
+    let folder = PathParts.folder(of: AbsolutePath.of(configuration.manifestPath))
+    return SlurmBackend(
+      loop: loop, local: local, options: configuration.slurm.over(graph.manifest.slurm), runID: run,
+      outputFolder: folder + "/.oprun/slurm/" + run, environment: JobEnvironment.inherited())
   }
 
   /// Adds the journal's writer to `driver`'s observers; or, when it cannot be kept, the

@@ -45,6 +45,7 @@ extension ManifestDecoder {
     case .defaults: manifest.defaults = defaults(value)
     case .queues: manifest.queues = queues(value)
     case .jobs: manifest.jobs = jobs(value)
+    case .slurm: manifest.slurm = slurm(value)
     }
   }
 
@@ -117,5 +118,48 @@ extension ManifestDecoder {
       case .qos: queue.qos = qualityOfService(value)
       }
     }
+  }
+
+  private mutating func slurm(_ node: Int32) -> SlurmSection? {
+    guard tree[node].kind == .mapping else {
+      reportWrongType(node, expected: "a mapping with 'partition', 'account', 'qos' and 'sbatch-args'")
+      return nil
+    }
+    var section = SlurmSection()
+    var seen: UInt64 = 0
+    for (keyNode, value) in tree.entries(of: node) {
+      guard let key: SlurmKey = schemaKey(keyNode, of: node, seen: &seen, context: " in 'slurm'") else { continue }
+      guard !tree[value].isNull else { continue }
+      switch key {
+      case .partition: section.partition = name(value, of: "partition")
+      case .account: section.account = name(value, of: "account")
+      case .qos: section.qos = slurmQoS(value)
+      case .sbatchArgs: section.sbatchArguments = arguments(value)
+      }
+    }
+    return section
+  }
+
+  /// `qos` of `slurm`: each QoS class to the Slurm QoS its jobs are submitted with.
+  private mutating func slurmQoS(_ node: Int32) -> [QualityOfService: String] {
+    guard tree[node].kind == .mapping else {
+      reportWrongType(node, expected: "a mapping of QoS classes to Slurm QoS names")
+      return [:]
+    }
+    var map: [QualityOfService: String] = [:]
+    for (keyNode, value) in tree.entries(of: node) {
+      guard let qos = qualityOfService(keyNode), let name = name(value, of: "Slurm QoS") else { continue }
+      map[qos] = name
+    }
+    return map
+  }
+
+  /// `sbatch-args`: a list of arguments, each as written.
+  private mutating func arguments(_ node: Int32) -> [String] {
+    guard tree[node].kind == .sequence else {
+      reportWrongType(node, expected: "a list of sbatch arguments")
+      return []
+    }
+    return tree.children(of: node).compactMap { string($0, expected: "an sbatch argument") }
   }
 }

@@ -18,10 +18,11 @@ extension ManifestKey where Self: RawRepresentable, RawValue == Int {
 
 /// The keys of the manifest's top-level mapping.
 enum TopLevelKey: Int, ManifestKey {
-  case name, maxConcurrent, onFailure, env, cwd, defaults, queues, jobs
+  case name, maxConcurrent, onFailure, env, cwd, defaults, queues, jobs, slurm
 
   var word: String {
     switch self {
+    case .slurm: "slurm"
     case .name: "name"
     case .maxConcurrent: "max-concurrent"
     case .onFailure: "on-failure"
@@ -91,6 +92,22 @@ enum DefaultsKey: Int, ManifestKey {
     case .qos: "qos"
     case .timeout: "timeout"
     case .retries: "retries"
+    }
+  }
+
+  static let byWord = index()
+}
+
+/// The keys of `slurm`: what every submission of `--backend slurm` adds.
+enum SlurmKey: Int, ManifestKey {
+  case partition, account, qos, sbatchArgs
+
+  var word: String {
+    switch self {
+    case .partition: "partition"
+    case .account: "account"
+    case .qos: "qos"
+    case .sbatchArgs: "sbatch-args"
     }
   }
 

@@ -1,0 +1,114 @@
+import Glibc
+import OprunCore
+
+extension SlurmBackend {
+  /// Submits every job of `plan`, in order, each with the Slurm ids of its dependencies; a
+  /// refused submission cancels what was submitted before it. Polling begins once all are in.
+  func submit(_ plan: [PlannedJob]) -> Result<Void, SubmissionFailure> {
+    if let failure = makeOutputFolder() { return .failure(failure) }
+    for planned in plan {
+      let index = jobs.count
+      let outputPath = outputFolder + "/" + Self.fileName(of: planned.job)
+      switch tool.run(sbatchArguments(planned, outputPath: outputPath)) {
+      case .failure(let error):
+        cancel(Array(jobs.indices))
+        return .failure(SubmissionFailure("cannot run sbatch: \(error)"))
+      case .success(let answer):
+        guard answer.succeeded, let slurmID = Self.jobID(answer.output) else {
+          cancel(Array(jobs.indices))
+          let already = jobs.isEmpty ? "" : " (the \(jobs.count) job(s) submitted before it were cancelled)"
+          return .failure(
+            SubmissionFailure("sbatch refused job '\(planned.job.name)': \(answer.message)\(already)"))
+        }
+        jobs.append(
+          ClusterJob(
+            job: planned.job.id, name: planned.job.name, slurmID: slurmID, work: planned.order.work,
+            commands: planned.order.commands.count, outputPath: outputPath))
+        indexByJob[planned.job.id] = index
+      }
+    }
+    schedulePoll()
+    return .success(())
+  }
+
+  /// `sbatch`'s arguments for one job: the extra ones first, so that oprun's own win.
+  func sbatchArguments(_ planned: PlannedJob, outputPath: String) -> [String] {
+    var arguments = ["sbatch", "--parsable"] + options.extraArguments
+    arguments += [
+      "--job-name=oprun:\(runID):\(planned.job.name)", "--output=\(outputPath)",
+      "--chdir=\(planned.order.workingDirectory)", "--nice=\(planned.band.slurmNice)",
+    ]
+    if let dependency = dependency(of: planned) { arguments.append("--dependency=\(dependency)") }
+    if let timeout = planned.job.timeout { arguments.append("--time=\(Int((timeout / 60).rounded(.up)))") }
+    if let qos = options.qos[planned.job.qos] { arguments.append("--qos=\(qos)") }
+    if let partition = options.partition { arguments.append("--partition=\(partition)") }
+    if let account = options.account { arguments.append("--account=\(account)") }
+    arguments.append("--wrap=\(Self.script(of: planned.order))")
+    return arguments
+  }
+
+  /// `--dependency` from the job's dependencies and `run-if`: success → `afterok`, always →
+  /// `afterany`, failure → `afternotok` of any one of them (`?`: Slurm starts it once one
+  /// dependency failed).
+  func dependency(of planned: PlannedJob) -> String? {
+    let ids = planned.dependencies.compactMap { indexByJob[$0].map { String(jobs[$0].slurmID) } }
+    guard !ids.isEmpty else { return nil }
+    switch planned.job.runIf {
+    case .success: return "afterok:" + ids.joined(separator: ":")
+    case .always: return "afterany:" + ids.joined(separator: ":")
+    case .failure: return ids.map { "afternotok:" + $0 }.joined(separator: "?")
+    }
+  }
+
+  /// The batch script's body: the job's environment, then its commands — one as it is,
+  /// several at once, the first that fails deciding the job's exit status.
+  static func script(of order: WorkOrder) -> String {
+    var lines = order.environment.map { "export \($0.name)=\(shellQuoted($0.value))" }
+    if order.commands.count == 1 {
+      lines.append(order.commands[0])
+    } else {
+      for (index, command) in order.commands.enumerated() { lines.append("(\n\(command)\n) & oprun_\(index)=$!") }
+      lines.append("oprun_status=0")
+      for index in order.commands.indices {
+        lines.append("wait $oprun_\(index); oprun_c=$?; [ $oprun_status = 0 ] && oprun_status=$oprun_c")
+      }
+      lines.append("exit $oprun_status")
+    }
+    return lines.joined(separator: "\n")
+  }
+
+  /// `value` in single quotes, for /bin/sh.
+  static func shellQuoted(_ value: String) -> String {
+    "'" + value.replacing("'", with: "'\\''") + "'"
+  }
+
+  /// A job's output file: its index and name, with what a file name or Slurm's `%` patterns
+  /// would take otherwise replaced.
+  static func fileName(of job: JobNode) -> String {
+    let safe = job.name.unicodeScalars.map { scalar -> String in
+      switch scalar {
+      case "a"..."z", "A"..."Z", "0"..."9", "-", "_", ".": String(scalar)
+      default: "_"
+      }
+    }.joined()
+    return "\(job.id)-\(safe).out"
+  }
+
+  /// The id in `sbatch --parsable`'s answer (`ID` or `ID;CLUSTER`).
+  static func jobID(_ output: String) -> Int32? {
+    let line = output.split(whereSeparator: \.isNewline).last.map(String.init) ?? ""
+    return Int32(line.split(separator: ";").first.map(String.init)?.trimmingSpaces ?? "")
+  }
+
+  private func makeOutputFolder() -> SubmissionFailure? {
+    var path = ""
+    for part in outputFolder.split(separator: "/", omittingEmptySubsequences: false) {
+      path += path.isEmpty && part.isEmpty ? "/" : (path.hasSuffix("/") || path.isEmpty ? "" : "/") + part
+      guard !path.isEmpty, path != "/" else { continue }
+      if mkdir(path, 0o755) != 0 && errno != EEXIST {
+        return SubmissionFailure("cannot create '\(path)' for the jobs' output: \(String(cString: strerror(errno)))")
+      }
+    }
+    return nil
+  }
+}

@@ -1,0 +1,241 @@
+import Foundation
+import Testing
+
+/// `--backend slurm` on a real cluster (`make test-slurm` brings one up on localhost and sets
+/// `OPRUN_SLURM=1`; without it these tests are skipped): the same manifest gives the same
+/// outcomes, order and events as a local run, and nothing of a run stays queued.
+@Suite(.serialized, .enabled(if: ProcessInfo.processInfo.environment["OPRUN_SLURM"] == "1"))
+struct SlurmTests {
+  @Test func dependenciesAndRunIfGiveTheOutcomesOfALocalRun() throws {
+    let manifest = """
+      jobs:
+        build: {command: echo built}
+        broken: {command: exit 3}
+        test: {command: echo tested, dependencies: [build]}
+        after-broken: {command: echo never, dependencies: [broken]}
+        after-skipped: {command: echo never, dependencies: [after-broken]}
+        cleanup: {command: echo cleaned, dependencies: [broken, test], run-if: always}
+        on-failure: {command: echo reported, dependencies: [broken], run-if: failure}
+        not-on-success: {command: echo never, dependencies: [build], run-if: failure}
+        both: {commands: [echo one, echo two]}
+      """
+    let local = try Scratch()
+    try local.manifest(manifest)
+    let localRun = try runOprun(runArguments(["-k"]), in: local)
+    let cluster = try Scratch()
+    try cluster.manifest(manifest)
+    let clusterRun = try runOprun(runArguments(["-k", "--backend", "slurm"]), in: cluster)
+    #expect(clusterRun.status == localRun.status, "\(clusterRun.stderr)")
+    #expect(clusterRun.status == 1)
+    let expected = [
+      "build": "succeeded", "broken": "failed", "test": "succeeded", "after-broken": "skipped",
+      "after-skipped": "skipped", "cleanup": "succeeded", "on-failure": "succeeded", "not-on-success": "skipped",
+      "both": "succeeded",
+    ]
+    for log in [local.events, cluster.events] {
+      expectStreamContract(log)
+      for (job, outcome) in expected { #expect(log.outcome(of: job) == outcome, "\(job)") }
+      #expect(log.finish(of: "broken")?.int("exit_code") == 3)
+      for (job, dependency) in [("test", "build"), ("cleanup", "broken"), ("cleanup", "test")] {
+        let ready = try #require(log.index(of: job, to: "ready"))
+        let finished = try #require(log.index(of: dependency, to: "finished"))
+        #expect(finished < ready, "\(job) went ready before \(dependency) finished")
+      }
+    }
+    #expect(clusterRun.stdout.contains("build | built"))
+    #expect(clusterRun.stdout.contains("both | one") && clusterRun.stdout.contains("both | two"))
+    #expect(!clusterRun.stdout.contains("never"))
+    #expect(try runQueued(cluster.events).isEmpty)
+  }
+
+  @Test func resumeSubmitsOnlyWhatDidNotSucceedUnchanged() throws {
+    let folder = try Scratch()
+    try folder.manifest(
+      """
+      jobs:
+        build: {command: echo built >> build.log}
+        test: {command: test -e fixed, dependencies: [build]}
+      """)
+    #expect(try runOprun(runArguments(["--backend", "slurm"]), in: folder).status == 1)
+    _ = try folder.write("fixed", "")
+    let run = try runOprun(runArguments(["--backend", "slurm", "--resume"]), in: folder)
+    #expect(run.status == 0, "\(run.stderr)")
+    let log = folder.events
+    #expect(log.finish(of: "build")?["resumed"] as? Bool == true)
+    #expect(log.outcome(of: "test") == "succeeded")
+    #expect(folder.read("build.log") == "built\n")
+    let runID = try #require(log.named("run-started").first?.string("run"))
+    #expect(try squeue(["--noheader", "--states=all", "--name=oprun:\(runID):build", "--format=%i"]).isEmpty)
+    expectStreamContract(log)
+  }
+
+  @Test func priorityBandsOrderStartsWhenOneJobRunsAtATime() throws {
+    // Listed lowest first: only the band can put them in the expected order.
+    let manifest = """
+      jobs:
+        first: {command: 'echo first >> order', priority: veryHigh}
+        low: {command: 'echo low >> order', priority: low}
+        normal: {command: 'echo normal >> order'}
+        high: {command: 'echo high >> order', priority: high}
+      """
+    let local = try Scratch()
+    try local.manifest(manifest)
+    #expect(try runOprun(runArguments(["-j", "1"]), in: local).status == 0)
+    let cluster = try Scratch()
+    try cluster.manifest(manifest)
+    // --exclusive: each job takes the whole node, so they run one at a time.
+    let run = try runOprun(runArguments(["--backend", "slurm", "--slurm-arg=--exclusive"]), in: cluster)
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(local.read("order") == "first\nhigh\nnormal\nlow\n")
+    #expect(cluster.read("order") == local.read("order"))
+    expectStreamContract(cluster.events)
+  }
+
+  @Test func aJobPastItsTimeoutIsTimedOutAndItsDependentsSkipped() throws {
+    let folder = try Scratch()
+    try folder.manifest(
+      """
+      jobs:
+        slow: {command: sleep 300, timeout: 1s}
+        after: {command: echo never, dependencies: [slow]}
+      """)
+    let run = try runOprun(runArguments(["--backend", "slurm"]), in: folder)
+    #expect(run.status == 1, "\(run.stderr)")
+    let log = folder.events
+    #expect(log.outcome(of: "slow") == "timed-out")
+    #expect(log.cancelReason(of: "slow") == "timeout")
+    #expect(log.outcome(of: "after") != "succeeded")
+    expectStreamContract(log)
+    #expect(try runQueued(log).isEmpty)
+  }
+
+  @Test func interruptCancelsEveryJobOfTheRunOnTheCluster() throws {
+    let folder = try Scratch()
+    try folder.manifest(
+      """
+      jobs:
+        long: {command: sleep 300, completion: 'echo $OPRUN_JOB_STATUS > long.completion'}
+        waiting: {command: echo never, dependencies: [long]}
+        also-long: {command: sleep 300}
+      """)
+    let process = try OprunProcess(runArguments(["--backend", "slurm"]), in: folder)
+    try waitUntil("both long jobs executing") {
+      folder.events.executed("long") && folder.events.executed("also-long")
+    }
+    process.send(SIGINT)
+    let run = process.wait()
+    #expect(run.signal == SIGINT, "\(run.stderr)")
+    let log = folder.events
+    for job in ["long", "waiting", "also-long"] { #expect(log.outcome(of: job) == "cancelled", "\(job)") }
+    #expect(log.cancelReason(of: "long") == "interrupt")
+    #expect(folder.read("long.completion") == "cancelled\n")
+    expectStreamContract(log)
+    #expect(try runQueued(log).isEmpty)
+  }
+
+  @Test func controlCancelCancelsThatJobAloneOnTheCluster() throws {
+    let scene = try ControlScene()
+    try scene.folder.manifest(
+      """
+      jobs:
+        long: {command: sleep 300}
+        after: {command: echo cleaned, dependencies: [long], run-if: always}
+        other: {command: sleep 1}
+      """)
+    let run = try scene.startRun(manifest: "jobs.yaml", events: eventsFile, ["--backend", "slurm"])
+    try waitUntil("long executing") { run.log.executed("long") }
+    let answer = try scene.ctl(["--pid", String(run.pid), "cancel", "long"])
+    #expect(answer.status == 0, "\(answer.stderr)")
+    let finished = run.process.wait()
+    #expect(finished.status == 1, "\(finished.stderr)")
+    let log = run.log
+    #expect(log.outcome(of: "long") == "cancelled")
+    #expect(log.cancelReason(of: "long") == "control")
+    #expect(log.outcome(of: "after") == "succeeded")
+    #expect(log.outcome(of: "other") == "succeeded")
+    expectStreamContract(log)
+    #expect(try runQueued(log).isEmpty)
+  }
+
+  @Test func ctlSuspendHoldsWhatHasNotBegunOnTheClusterAndResumeReleasesIt() throws {
+    let scene = try ControlScene()
+    try scene.folder.manifest(
+      """
+      jobs:
+        first: {command: sleep 300}
+        second: {command: touch second.ran, dependencies: [first], run-if: always}
+      """)
+    let run = try scene.startRun(manifest: "jobs.yaml", events: eventsFile, ["--backend", "slurm"])
+    try waitUntil("first executing") { run.log.executed("first") }
+    #expect(try scene.ctl(["--pid", String(run.pid), "suspend"]).status == 0)
+    #expect(try scene.ctl(["--pid", String(run.pid), "cancel", "first"]).status == 0)
+    try waitUntil("first finished") { run.log.finish(of: "first") != nil }
+    // Its dependency has ended, but the hold keeps it from starting.
+    let runID = try #require(run.log.named("run-started").first?.string("run"))
+    let held = try squeue(["--noheader", "--states=all", "--name=oprun:\(runID):second", "--format=%T %r"])
+    #expect(held.hasPrefix("PENDING JobHeld"), "\(held)")
+    #expect(try scene.ctl(["--pid", String(run.pid), "resume"]).status == 0)
+    let finished = run.process.wait()
+    #expect(finished.status == 1, "\(finished.stderr)")
+    #expect(run.log.outcome(of: "second") == "succeeded")
+    #expect(scene.folder.exists("second.ran"))
+    expectStreamContract(run.log)
+  }
+
+  @Test func aSubmissionSbatchRefusesEndsTheRunWithStatus2AndNothingQueued() throws {
+    let folder = try Scratch()
+    try folder.manifest(
+      """
+      jobs:
+        a: {command: 'true'}
+        b: {command: 'true', dependencies: [a]}
+      """)
+    let run = try runOprun(runArguments(["--backend", "slurm", "--slurm-partition=no-such-partition"]), in: folder)
+    #expect(run.status == 2)
+    #expect(run.stderr.contains("oprun: error: --backend slurm: sbatch refused job 'a'"), "\(run.stderr)")
+    #expect(folder.events.named("transition").isEmpty)
+  }
+
+  @Test func aControllerThatDoesNotAnswerEndsTheRunWithStatus2BeforeAnythingRuns() throws {
+    let folder = try Scratch()
+    try folder.manifest("jobs: {a: {command: touch ran}}")
+    // The cluster's configuration, but a port no controller listens on.
+    let configuration = try #require(ProcessInfo.processInfo.environment["SLURM_CONF"])
+    let text = try String(contentsOfFile: configuration, encoding: .utf8)
+    let wrong = try folder.write(
+      "slurm.conf", text.replacingOccurrences(of: "SlurmctldPort=6817", with: "SlurmctldPort=6899"))
+    let run = try runOprun(runArguments(["--backend", "slurm"]), in: folder, environment: ["SLURM_CONF": wrong])
+    #expect(run.status == 2)
+    #expect(run.stderr.contains("the cluster's controller does not answer"), "\(run.stderr)")
+    #expect(!folder.exists("ran"))
+  }
+
+  @Test func withoutSlurmsCommandsTheRunEndsWithStatus2BeforeAnythingRuns() throws {
+    let folder = try Scratch()
+    try folder.manifest("jobs: {a: {command: touch ran}}")
+    let run = try runOprun(runArguments(["--backend", "slurm"]), in: folder, environment: ["PATH": "/nonexistent"])
+    #expect(run.status == 2)
+    #expect(run.stderr.contains("Slurm's commands (sbatch, squeue, scontrol) are not on PATH"), "\(run.stderr)")
+    #expect(!folder.exists("ran"))
+  }
+
+  /// The run's jobs still pending or running on the cluster, by the run id its stream gave.
+  private func runQueued(_ log: EventLog) throws -> [String] {
+    let runID = try #require(log.named("run-started").first?.string("run"))
+    let text = try squeue(["--noheader", "--states=PENDING,RUNNING,SUSPENDED", "--format=%j"])
+    return text.split(separator: "\n").map(String.init).filter { $0.hasPrefix("oprun:\(runID):") }
+  }
+
+  /// What `squeue ARGUMENTS` prints.
+  private func squeue(_ arguments: [String]) throws -> String {
+    let squeue = Process()
+    squeue.executableURL = URL(fileURLWithPath: "/usr/bin/squeue")
+    squeue.arguments = arguments
+    let pipe = Pipe()
+    squeue.standardOutput = pipe
+    try squeue.run()
+    let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    squeue.waitUntilExit()
+    return text
+  }
+}
