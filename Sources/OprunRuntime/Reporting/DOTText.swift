@@ -13,16 +13,16 @@ enum DOTText {
     for (index, cluster) in drawing.clusters.enumerated() {
       text += "  subgraph cluster_\(index) {\n"
       text += "    label=\(quoted(cluster.title));\n"
-      for id in cluster.nodes {
-        guard let matrix = drawing.nodes[id].matrix else {
+      for item in drawing.items(of: cluster) {
+        switch item {
+        case .node(let id):
           appendNode(drawing.nodes[id], to: &text)
-          continue
+        case .matrix(let matrix):
+          text += "    subgraph cluster_\(index)_\(matrix) {\n"
+          text += "    label=\(quoted(drawing.matrices[matrix].title));\n"
+          for member in drawing.matrices[matrix].nodes { appendNode(drawing.nodes[member], to: &text) }
+          text += "    }\n"
         }
-        guard drawing.matrices[matrix].nodes.first == id else { continue }
-        text += "    subgraph cluster_\(index)_\(matrix) {\n"
-        text += "    label=\(quoted(drawing.matrices[matrix].title));\n"
-        for member in drawing.matrices[matrix].nodes { appendNode(drawing.nodes[member], to: &text) }
-        text += "    }\n"
       }
       text += "  }\n"
     }

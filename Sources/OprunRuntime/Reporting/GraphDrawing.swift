@@ -92,6 +92,20 @@ struct GraphDrawing {
     groupInstances(of: graph)
   }
 
+  /// What a cluster holds, in drawing order: a job of its own, or a matrix job's group, at the
+  /// place of its first instance. DOT and mermaid both draw a cluster this way.
+  enum ClusterItem {
+    case node(JobID)
+    case matrix(Int)
+  }
+
+  func items(of cluster: Cluster) -> [ClusterItem] {
+    cluster.nodes.compactMap { id in
+      guard let matrix = nodes[id].matrix else { return .node(id) }
+      return matrices[matrix].nodes.first == id ? .matrix(matrix) : nil
+    }
+  }
+
   /// Puts each matrix job's instances in a group of their own.
   private mutating func groupInstances(of graph: JobGraph) {
     var groupOf: [String: Int] = [:]

@@ -9,15 +9,15 @@ enum MermaidText {
     text += "flowchart LR\n"
     for (index, cluster) in drawing.clusters.enumerated() {
       text += "  subgraph q\(index)[\(quoted([cluster.title]))]\n"
-      for id in cluster.nodes {
-        guard let matrix = drawing.nodes[id].matrix else {
+      for item in drawing.items(of: cluster) {
+        switch item {
+        case .node(let id):
           appendNode(drawing.nodes[id], to: &text)
-          continue
+        case .matrix(let matrix):
+          text += "    subgraph m\(matrix)[\(quoted([drawing.matrices[matrix].title]))]\n"
+          for member in drawing.matrices[matrix].nodes { appendNode(drawing.nodes[member], to: &text) }
+          text += "    end\n"
         }
-        guard drawing.matrices[matrix].nodes.first == id else { continue }
-        text += "    subgraph m\(matrix)[\(quoted([drawing.matrices[matrix].title]))]\n"
-        for member in drawing.matrices[matrix].nodes { appendNode(drawing.nodes[member], to: &text) }
-        text += "    end\n"
       }
       text += "  end\n"
     }
