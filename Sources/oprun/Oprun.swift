@@ -28,19 +28,20 @@ struct Oprun: ParsableCommand {
 
   /// Parses, runs, and maps ArgumentParser's usage errors to oprun's usage status (2).
   static func main() {
-    if let plainRun = PlainRunArguments(Array(CommandLine.arguments.dropFirst())) {
+    let arguments = CommandLine.arguments.dropFirst()
+    if let plainRun = PlainRunArguments(Array(arguments)) {
       exitProcess(LocalRun.execute(plainRun.configuration))
     }
-    if CommandLine.arguments.dropFirst() == ["--version"] {
+    if arguments == ["--version"] {
       // What ArgumentParser prints, without its reflection over every command first.
       print(oprunVersion)
       return
     }
-    if isPlainHelpRequest(CommandLine.arguments.dropFirst()) {
+    if isPlainHelpRequest(arguments) {
       print(RunCommand.helpMessage() + "\n" + commandsHelp)
       return
     }
-    if let script = completionScriptRequest(CommandLine.arguments.dropFirst()) {
+    if let script = completionScriptRequest(arguments) {
       print(script, terminator: "")
       return
     }

@@ -8,8 +8,8 @@ import OprunRuntime
 /// and name no command, and switches that take no value, each at most once and none that
 /// exclude each other. Anything else — an option with a value, `--`, `-qk`, `help`, a
 /// repeated or conflicting switch, an empty word — is left to the parser, so help, errors
-/// and completions are its own. `RunCommand.run()` builds the same configuration from the
-/// parsed options (the end-to-end tests compare the two roads).
+/// and completions are its own. Both roads give their switches the meaning `RunSwitches` says
+/// (the end-to-end tests compare them).
 struct PlainRunArguments {
   private(set) var configuration: RunConfiguration
 
@@ -35,31 +35,30 @@ struct PlainRunArguments {
   /// Nil unless `arguments` (without the program's name) is such a plain run.
   init?(_ arguments: [String]) {
     var positionals: [String] = []
+    var switches = RunSwitches()
     // A bit per switch given (a Set's first use costs more than this whole reading).
     var given = 0
-    func has(_ option: Switch) -> Bool { given & (1 << option.rawValue) != 0 }
     for word in arguments {
       if word.hasPrefix("-") {
-        guard let found = Switch.allCases.first(where: { $0.spellings.contains(word) }), !has(found) else {
-          return nil
-        }
+        guard let found = Switch.allCases.first(where: { $0.spellings.contains(word) }),
+          given & (1 << found.rawValue) == 0
+        else { return nil }
         given |= 1 << found.rawValue
+        switch found {
+        case .quiet: switches.quiet = true
+        case .verbose: switches.verbose = true
+        case .keepGoing: switches.keepGoing = true
+        case .failFast: switches.failFast = true
+        case .dryRun: switches.dryRun = true
+        case .resume: switches.resume = true
+        case .noJournal: switches.noJournal = true
+        }
       } else {
         guard !word.isEmpty, !Self.commandWords.contains(word) else { return nil }
         positionals.append(word)
       }
     }
-    if has(.quiet) && has(.verbose) || has(.keepGoing) && has(.failFast) { return nil }
-    var configuration = RunConfiguration(manifestPath: positionals.first ?? "jobs.yaml")
-    configuration.targets = Array(positionals.dropFirst())
-    configuration.failurePolicy =
-      has(.keepGoing) ? .continue : has(.failFast) ? .cancelAll : nil
-    configuration.dryRun = has(.dryRun)
-    configuration.verbosity =
-      has(.quiet) ? .quiet : has(.verbose) ? .verbose : .normal
-    configuration.resume = has(.resume)
-    configuration.keepsJournal = !has(.noJournal)
-    configuration.arguments = arguments
-    self.configuration = configuration
+    if switches.excludeEachOther { return nil }
+    configuration = switches.configuration(manifest: positionals.first, targets: Array(positionals.dropFirst()))
   }
 }

@@ -124,25 +124,21 @@ struct RunCommand: ParsableCommand {
   }
 
   func run() throws {
-    var configuration = RunConfiguration(manifestPath: manifest ?? "jobs.yaml")
-    configuration.targets = jobs
+    let switches = RunSwitches(
+      quiet: quiet, verbose: verbose, keepGoing: keepGoing, failFast: failFast, dryRun: dryRun, resume: resume,
+      noJournal: noJournal)
+    var configuration = switches.configuration(manifest: manifest, targets: jobs)
     configuration.maxConcurrent = maxConcurrent
-    configuration.failurePolicy = keepGoing ? .continue : failFast ? .cancelAll : nil
-    configuration.dryRun = dryRun
     configuration.outputMode = output
     configuration.eventsPath = events
     configuration.tracePath = trace
     configuration.grace = grace
-    configuration.verbosity = quiet ? .quiet : verbose ? .verbose : .normal
     configuration.schedule = schedule
-    configuration.resume = resume
-    configuration.keepsJournal = !noJournal
     configuration.backend = backend
     configuration.slurm.partition = slurmPartition
     configuration.slurm.account = slurmAccount
     configuration.slurm.qos = try slurmQoSMap()
     configuration.slurm.extraArguments = slurmArg
-    configuration.arguments = Array(CommandLine.arguments.dropFirst())
     throw ExitCode(LocalRun.execute(configuration))
   }
 

@@ -1,0 +1,30 @@
+import OprunRuntime
+
+/// A run's switches that take no value, as either road reads them (`RunCommand`'s parsed
+/// flags, or `PlainRunArguments`), and the one place that says what each sets.
+struct RunSwitches {
+  var quiet = false
+  var verbose = false
+  var keepGoing = false
+  var failFast = false
+  var dryRun = false
+  var resume = false
+  var noJournal = false
+
+  /// Pairs the parser refuses (`RunCommand.validate()`).
+  var excludeEachOther: Bool { quiet && verbose || keepGoing && failFast }
+
+  /// A run of `manifest` (default ./jobs.yaml) and `targets` with these switches, every other
+  /// setting at its default.
+  func configuration(manifest: String?, targets: [String]) -> RunConfiguration {
+    var configuration = RunConfiguration(manifestPath: manifest ?? "jobs.yaml")
+    configuration.targets = targets
+    configuration.failurePolicy = keepGoing ? .continue : failFast ? .cancelAll : nil
+    configuration.dryRun = dryRun
+    configuration.verbosity = quiet ? .quiet : verbose ? .verbose : .normal
+    configuration.resume = resume
+    configuration.keepsJournal = !noJournal
+    configuration.arguments = Array(CommandLine.arguments.dropFirst())
+    return configuration
+  }
+}
