@@ -122,23 +122,6 @@ extension JobGraph {
     }
     return fingerprints.map { $0! }
   }
-
-  /// Jobs ordered so that each comes after all its dependencies.
-  func topologicalOrder() -> [JobID] {
-    var waiting = jobs.map { $0.dependencies.count }
-    var order = jobs.indices.filter { waiting[$0] == 0 }
-    order.reserveCapacity(jobs.count)
-    var next = 0
-    while next < order.count {
-      for dependent in jobs[order[next]].dependents {
-        waiting[dependent] -= 1
-        if waiting[dependent] == 0 { order.append(dependent) }
-      }
-      next += 1
-    }
-    return order
-  }
-
 }
 
 /// The bytes a fingerprint part is hashed from: each string prefixed by its length, so that

@@ -17,7 +17,7 @@ extension RunDriver {
   /// resumes are left out.
   public func plannedJobs() -> [PlannedJob] {
     let resumed = Set(graph.jobs.indices.filter { engine.resumePlan?.decisions[$0] == .resumed })
-    return dependencyOrder().filter { !resumed.contains($0) }.map { id in
+    return graph.topologicalOrder().filter { !resumed.contains($0) }.map { id in
       let job = graph.jobs[id]
       let order = WorkOrder(
         work: WorkKey(job: id, purpose: .attempt(1)), commands: job.commands,
@@ -27,23 +27,6 @@ extension RunDriver {
         order: order, job: job, band: engine.effectivePriority(of: id),
         dependencies: job.dependencies.filter { !resumed.contains($0) })
     }
-  }
-
-  /// Every job after its dependencies; among jobs free to go, the lowest id (manifest order) first.
-  private func dependencyOrder() -> [JobID] {
-    var waiting = graph.jobs.map(\.dependencies.count)
-    var free = MinHeap<JobID>()
-    for job in graph.jobs.indices where waiting[job] == 0 { free.push(job) }
-    var order: [JobID] = []
-    order.reserveCapacity(graph.jobs.count)
-    while let job = free.popMin() {
-      order.append(job)
-      for dependent in graph.jobs[job].dependents {
-        waiting[dependent] -= 1
-        if waiting[dependent] == 0 { free.push(dependent) }
-      }
-    }
-    return order
   }
 
   /// The engine launched `launch` on a scheduling backend: it is awaited until the backend
