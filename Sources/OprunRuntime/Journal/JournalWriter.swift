@@ -73,10 +73,8 @@ final class JournalWriter: RunObserver {
       append(line.bytes)
     case .runFinished(let exitCode, let counts):
       writeEnd(exitCode: exitCode, counts: counts, at: event.time)
-      // No fsync, as ninja's log has none: every line is in the kernel once its write(2)
-      // returns, so a killed oprun loses nothing; only a machine that goes down may lose the
-      // newest lines, and a lost line makes --resume run that job again. The sync cost a
-      // whole run 2–12 ms.
+      // SPEC §9: synced when the run ends (1–2 ms of a one-job run here, 12 ms under strace).
+      fsync(descriptor)
       close(descriptor)
       descriptor = -1
     default:
