@@ -17,7 +17,7 @@ struct PlainRunArguments {
   private static let commandWords: Set<String> = ["run", "check", "graph", "report", "ctl", "log", "help"]
 
   private enum Switch: Int, CaseIterable {
-    case quiet, verbose, keepGoing, failFast, dryRun, resume, noJournal
+    case quiet, verbose, keepGoing, failFast, dryRun, resume, noJournal, force
 
     var spellings: [String] {
       switch self {
@@ -28,6 +28,7 @@ struct PlainRunArguments {
       case .dryRun: ["-n", "--dry-run"]
       case .resume: ["-r", "--resume"]
       case .noJournal: ["--no-journal"]
+      case .force: ["-B", "--force"]
       }
     }
   }
@@ -52,6 +53,7 @@ struct PlainRunArguments {
         case .dryRun: switches.dryRun = true
         case .resume: switches.resume = true
         case .noJournal: switches.noJournal = true
+        case .force: switches.force = true
         }
       } else {
         guard !word.isEmpty, !Self.commandWords.contains(word) else { return nil }

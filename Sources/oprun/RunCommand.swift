@@ -74,6 +74,11 @@ struct RunCommand: ParsableCommand {
   @Flag(help: "Keep no journal of this run in .oprun/runs/ beside the manifest.")
   var noJournal = false
 
+  @Flag(
+    name: [.customShort("B"), .long],
+    help: "Run every selected job, even one whose inputs and outputs show it up to date (and record it).")
+  var force = false
+
   @Option(
     help: ArgumentHelp("Where jobs run: local (this machine) or slurm (one sbatch per job).", valueName: "BACKEND"))
   var backend: Backend = .local
@@ -126,7 +131,7 @@ struct RunCommand: ParsableCommand {
   func run() throws {
     let switches = RunSwitches(
       quiet: quiet, verbose: verbose, keepGoing: keepGoing, failFast: failFast, dryRun: dryRun, resume: resume,
-      noJournal: noJournal)
+      noJournal: noJournal, force: force)
     var configuration = switches.configuration(manifest: manifest, targets: jobs)
     configuration.maxConcurrent = maxConcurrent
     configuration.outputMode = output

@@ -10,6 +10,7 @@ struct RunSwitches {
   var dryRun = false
   var resume = false
   var noJournal = false
+  var force = false
 
   /// Pairs the parser refuses (`RunCommand.validate()`).
   var excludeEachOther: Bool { quiet && verbose || keepGoing && failFast }
@@ -24,6 +25,7 @@ struct RunSwitches {
     configuration.verbosity = quiet ? .quiet : verbose ? .verbose : .normal
     configuration.resume = resume
     configuration.keepsJournal = !noJournal
+    configuration.force = force
     configuration.arguments = Array(CommandLine.arguments.dropFirst())
     return configuration
   }

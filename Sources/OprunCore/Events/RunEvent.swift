@@ -94,6 +94,13 @@ public struct Transition: Sendable, Equatable {
   public var duration: Double?
   /// On `finished`: the job was not run again because a journal showed it unchanged (§9).
   public var resumed: Bool
+  /// On `finished`: the job did not run because its inputs and outputs showed it up to date (§10).
+  public var upToDate = false
+  /// On `finished`, `failed`: the declared outputs its commands, which succeeded, did not leave (§10).
+  public var missingOutputs: [String] = []
+  /// On `finished`, `succeeded`, for a job that declares inputs or outputs: what its journal
+  /// record holds of its files. Added by the run driver.
+  public var files: FinishedFiles?
   /// On a job's first transition (from `pending`) under `--resume`: resumed, or why it runs.
   public var decision: RunDecision?
   /// On `pending → ready`: the dependency whose finishing made the job ready (the last of

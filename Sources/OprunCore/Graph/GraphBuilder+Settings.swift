@@ -4,7 +4,7 @@ extension GraphBuilder {
   {
     let defaults = manifest.defaults
     let writtenCwd = Self.writtenWorkingDirectory(job: spec.cwd, manifest: manifest.cwd?.value)
-    return JobNode(
+    var node = JobNode(
       id: id, name: spec.name, queue: queue, dependencies: dependencies,
       explicitPriority: spec.priority ?? defaults.priority,
       qos: spec.qos ?? queueQoS ?? defaults.qos ?? .default,
@@ -14,6 +14,10 @@ extension GraphBuilder {
       cwd: writtenCwd.map { Self.join(PathParts.folder(of: manifest.path), $0) }, writtenCwd: writtenCwd,
       barrier: spec.barrier, interactive: spec.interactive, location: spec.location,
       instance: spec.instance)
+    // Each was checked as written; a matrix value holds nothing that could spoil one.
+    node.inputs = spec.inputs.compactMap { try? PathPattern.parse($0).get() }
+    node.outputs = spec.outputs.compactMap { try? PathPattern.parse($0).get() }
+    return node
   }
 
   /// The manifest's variables, then the job's; a job's variable replaces the manifest's of the same name.

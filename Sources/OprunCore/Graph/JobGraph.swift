@@ -88,6 +88,12 @@ public struct JobNode: Sendable {
   public var location: SourceLocation
   /// Which instance of a matrix job this is; nil for a job without a matrix.
   public var instance: MatrixInstance?
+  /// What it reads and writes (SPEC §10), relative to where it runs.
+  public var inputs: [PathPattern] = []
+  public var outputs: [PathPattern] = []
+
+  /// It declares what it reads or writes: it runs only when something of that changed.
+  public var tracksFiles: Bool { !inputs.isEmpty || !outputs.isEmpty }
 
   public init(
     id: JobID, name: String, queue: QueueID, dependencies: [JobID], dependents: [JobID] = [],

@@ -105,6 +105,9 @@ public struct JobSpec: Sendable {
   public var matrix: MatrixSpec?
   /// Which instance of a matrix job this is, once the matrix is expanded.
   public var instance: MatrixInstance?
+  /// Path patterns of what it reads and writes (SPEC §10), each valid as written.
+  public var inputs: [String] = []
+  public var outputs: [String] = []
 
   public init(
     name: String, location: SourceLocation, commands: [String], dependencies: [Located<String>] = [],

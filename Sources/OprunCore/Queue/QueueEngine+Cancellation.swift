@@ -12,7 +12,7 @@ extension QueueEngine {
     if cancelReason[job] != nil { return .alreadyCancelled }
     raiseCancelledFlag(job, reason: reason)
     switch phase[job] {
-    case .pending:
+    case .pending, .checking:
       phase[job] = .ready
       emitTransition(job, from: .pending, to: .ready)
       enqueue(job)
@@ -55,7 +55,8 @@ extension QueueEngine {
       guard !stopTriggered else { return }
       stopTriggered = true
       for job in graph.jobs.indices
-      where (phase[job] == .pending || phase[job] == .ready) && graph.jobs[job].runIf == .success {
+      where (phase[job] == .pending || phase[job] == .checking || phase[job] == .ready)
+        && graph.jobs[job].runIf == .success {
         cancel(job, reason: .failurePolicy)
       }
     case .cancelAll:

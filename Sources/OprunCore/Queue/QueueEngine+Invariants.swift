@@ -21,14 +21,16 @@ extension QueueEngine {
       switch phase[job] {
       case .launching, .executing: running[queue(of: job)] += 1
       case .finished: finished += 1
-      case .pending, .ready: break
+      case .pending, .checking, .ready: break
       }
       if (phase[job] == .finished) != (outcomes[job] != nil) { problems.append("outcome of \(job) out of step") }
       let expectedEntries = consoleWaiters.contains(job) ? 0 : 1
       if phase[job] == .ready, liveEntries[job] != expectedEntries {
         problems.append("ready job \(job) has \(liveEntries[job]) live heap entries")
       }
-      if phase[job] == .pending, cancelReason[job] != nil { problems.append("cancelled job \(job) still pending") }
+      if phase[job] == .pending || phase[job] == .checking, cancelReason[job] != nil {
+        problems.append("cancelled job \(job) still pending")
+      }
       if phase[job] == .pending, hasStarted, unfinishedDependencies[job] <= 0 {
         problems.append("job \(job) pending with nothing to wait for")
       }

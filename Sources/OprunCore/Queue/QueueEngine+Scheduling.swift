@@ -58,15 +58,48 @@ extension QueueEngine {
   /// pending → ready, because `lastDependency` finished (nil: at start); then `run-if`.
   /// A job `--resume` resumes finishes at once instead, without taking a slot.
   func becomeReady(_ job: JobID, after lastDependency: JobID? = nil) {
+    if checksFiles[job], cancelReason[job] == nil, runConditionHolds(job) {
+      phase[job] = .checking
+      readyAfter[job] = lastDependency
+      checksToStart.append(job)
+      return
+    }
     phase[job] = .ready
     emitTransition(job, from: .pending, to: .ready, readyAfter: lastDependency)
-    if resumePlan?.decisions[job] == .resumed, runConditionHolds(job) {
+    if resumePlan?.decisions[job] == .resumed, !checksFiles[job], runConditionHolds(job) {
       finishResumed(job)
       return
     }
     enqueue(job)
     if !runConditionHolds(job) {
       raiseCancelledFlag(job, reason: .dependencyFailed)
+    }
+  }
+
+  /// The next job whose files must be looked at before it can go ready, once each; nil
+  /// when there is none. The driver answers with ``checked(_:decision:)``.
+  public func nextCheck() -> JobID? {
+    while nextCheckIndex < checksToStart.count {
+      let job = checksToStart[nextCheckIndex]
+      nextCheckIndex += 1
+      if phase[job] == .checking { return job }
+    }
+    checksToStart.removeAll(keepingCapacity: true)
+    nextCheckIndex = 0
+    return nil
+  }
+
+  /// What a job's files decided (SPEC §10): it goes ready, saying why, and then finishes at
+  /// once, up to date, without taking a slot — or waits for one like any ready job. Ignored
+  /// once the job was cancelled meanwhile (it went ready then, and is never up to date).
+  public func checked(_ job: JobID, decision: RunDecision) {
+    guard phase[job] == .checking else { return }
+    phase[job] = .ready
+    emitTransition(job, from: .pending, to: .ready, readyAfter: readyAfter[job], decision: decision)
+    if decision == .upToDate {
+      finish(job, from: .ready, outcome: .succeeded, duration: 0, at: clock(), upToDate: true)
+    } else {
+      enqueue(job)
     }
   }
 
@@ -115,13 +148,17 @@ extension QueueEngine {
 
   /// The one place a job finishes: records the outcome, emits the transition, applies
   /// `on-failure`, then releases the dependents (whose `run-if` is applied as they become ready).
-  func finish(_ job: JobID, from: JobState, outcome: Outcome, duration: Double, at time: Double, resumed: Bool = false)
-  {
+  func finish(
+    _ job: JobID, from: JobState, outcome: Outcome, duration: Double, at time: Double, resumed: Bool = false,
+    upToDate: Bool = false
+  ) {
     phase[job] = .finished
     outcomes[job] = outcome
     finishedCount += 1
     outcomeCounts[outcome, default: 0] += 1
-    emitTransition(job, from: from, to: .finished, at: time, outcome: outcome, duration: duration, resumed: resumed)
+    emitTransition(
+      job, from: from, to: .finished, at: time, outcome: outcome, duration: duration, resumed: resumed,
+      upToDate: upToDate)
     if outcome == .failed || outcome == .timedOut {
       applyFailurePolicy()
     }
@@ -139,16 +176,19 @@ extension QueueEngine {
   }
 
   /// The engine's part of a transition; pids and terminations are the runtime's to add.
-  /// Under `--resume`, a job's first transition says what was decided for it.
+  /// Under `--resume`, a job's first transition says what was decided for it; for a job
+  /// whose files decide, `decision` says it.
   func emitTransition(
     _ job: JobID, from: JobState, to: JobState, at time: Double? = nil, outcome: Outcome? = nil,
-    duration: Double? = nil, resumed: Bool = false, readyAfter: JobID? = nil
+    duration: Double? = nil, resumed: Bool = false, upToDate: Bool = false, readyAfter: JobID? = nil,
+    decision: RunDecision? = nil
   ) {
     guard !observers.isEmpty else { return }
     var transition = Transition(
       job: job, queue: queue(of: job), from: from, to: to, attempt: attempts[job], outcome: outcome,
       duration: duration, resumed: resumed)
-    if from == .pending { transition.decision = resumePlan?.decisions[job] }
+    if from == .pending { transition.decision = decision ?? (checksFiles[job] ? nil : resumePlan?.decisions[job]) }
+    transition.upToDate = upToDate
     transition.readyAfter = readyAfter
     emit(.transition(transition), at: time ?? clock())
   }

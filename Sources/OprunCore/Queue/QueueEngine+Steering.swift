@@ -41,7 +41,7 @@ extension QueueEngine {
     switch phase[job] {
     case .finished: .finished
     case .launching, .executing: .started
-    case .pending, .ready: .changed
+    case .pending, .checking, .ready: .changed
     }
   }
 }

@@ -65,14 +65,24 @@ public final class QueueEngine {
   public let resumePlan: ResumePlan?
   /// Resumed jobs that became ready while one was finishing, in order; see `finishResumed`.
   var resumedToFinish: [JobID] = []
+  /// Jobs whose files decide whether they run (SPEC §10): they wait, still pending, for
+  /// ``checked(_:decision:)`` once their dependencies have finished.
+  let checksFiles: [Bool]
+  /// Jobs waiting for their files to be looked at, not yet handed out by ``nextCheck()``.
+  var checksToStart: [JobID] = []
+  /// For a job being checked: the dependency whose finishing made it ready, for its ready transition.
+  var readyAfter: [JobID?]
+  var nextCheckIndex = 0
 
   /// A run of `graph` whose events are stamped with `clock()` (seconds since the run
   /// started); under `--resume`, the jobs `resumePlan` resumes finish as soon as they are ready.
   /// Within a priority band, ready jobs start in manifest order (FIFO), or by `criticalPath`
   /// when given (`--schedule critical-path`): longest remaining path first, then manifest order.
+  /// `checkingFiles`: a job that declares inputs or outputs is decided by its files when its
+  /// dependencies have finished (``nextCheck()``), and never resumed.
   public init(
     graph: JobGraph, failurePolicy: FailurePolicy, resumePlan: ResumePlan? = nil, criticalPath: CriticalPath? = nil,
-    clock: @escaping () -> Double
+    checkingFiles: Bool = false, clock: @escaping () -> Double
   ) {
     precondition(criticalPath.map { $0.ranks.count == graph.jobs.count } ?? true, "a critical path of another graph")
     self.graph = graph
@@ -95,6 +105,8 @@ public final class QueueEngine {
     nextSequence = count
     queues = graph.queues.map { QueueRuntime(maxConcurrent: $0.maxConcurrent) }
     outcomeCounts = Dictionary(uniqueKeysWithValues: Outcome.allCases.map { ($0, 0) })
+    readyAfter = Array(repeating: nil, count: count)
+    checksFiles = checkingFiles ? graph.jobs.map(\.tracksFiles) : Array(repeating: false, count: count)
   }
 
   /// Delivers every later event to `observer`, after the observers added before it.
@@ -119,6 +131,8 @@ public final class QueueEngine {
 /// Where a job is in its life; finer than ``JobState`` by one step.
 enum Phase {
   case pending
+  /// Its dependencies have finished; its files are being looked at to decide whether it runs.
+  case checking
   /// In its queue's ready heap.
   case ready
   /// Handed to the driver by `nextLaunch()`: holds a slot, not yet executing.
@@ -128,7 +142,7 @@ enum Phase {
 
   var state: JobState {
     switch self {
-    case .pending: .pending
+    case .pending, .checking: .pending
     case .ready, .launching: .ready
     case .executing: .executing
     case .finished: .finished

@@ -173,6 +173,20 @@ public struct JournalRecord: Sendable, Equatable {
   public var parts: FingerprintParts
   /// It did not run: an earlier journal showed it unchanged.
   public var resumed: Bool
+  /// It did not run: its inputs and outputs showed it up to date (SPEC §10).
+  public var upToDate = false
+  /// What its success recorded of its files; nil for a job that declares none, or a failure.
+  public var files: RecordedFiles?
+
+  /// Whether it stands as the job's newest record for SPEC §10: a run in which the job never
+  /// started (skipped, or cancelled before it ran) leaves the record before it standing.
+  public var started: Bool {
+    switch outcome {
+    case .skipped: false
+    case .cancelled: exitCode != nil || signal != nil || duration > 0
+    case .succeeded, .failed, .timedOut: true
+    }
+  }
 
   public init(
     job: String, outcome: Outcome, exitCode: Int? = nil, signal: Int? = nil, start: Double = 0, duration: Double = 0,
@@ -207,6 +221,8 @@ public struct JournalRecord: Sendable, Equatable {
       case "start": record.start = member.doubleValue ?? 0
       case "duration": record.duration = member.doubleValue ?? 0
       case "resumed": record.resumed = member.boolValue ?? false
+      case "up_to_date": record.upToDate = member.boolValue ?? false
+      case "inputs": record.files = RecordedFiles(line: value)
       case "parts":
         for (name, hash) in member.objectValue ?? [] {
           if let part = FingerprintPart(rawValue: name), let hash = hash.stringValue.flatMap(JobFingerprint.value(of:))

@@ -68,13 +68,15 @@ public struct ResumePlan: Sendable {
   }
 }
 
-/// What `--resume` decided for one job.
+/// What `--resume` decided for one job, or what its files decided (SPEC §10).
 public enum RunDecision: Equatable, Sendable {
   case resumed
+  /// It declares inputs or outputs and nothing of them changed: it does not run.
+  case upToDate
   case runs(RunReason)
 }
 
-/// Why a job runs under `--resume`.
+/// Why a job runs under `--resume`, or why a job that declares inputs or outputs runs.
 public enum RunReason: Equatable, Sendable {
   /// No journal of an earlier run of the manifest.
   case noJournal
@@ -92,6 +94,25 @@ public enum RunReason: Equatable, Sendable {
   case dependencyChanged(JobID)
   /// No record of it could be read: the journal had lines that could not be.
   case unreadable
+  /// No journal holds a record of it that says what its files were.
+  case noRecord
+  /// A file its inputs match was added, removed or changed since it last succeeded.
+  case inputChanged(FileDifference)
+  /// Its inputs changed, but the listing that would say which file is gone.
+  case inputsChanged
+  /// One of its outputs was removed, changed or added since it last succeeded.
+  case outputChanged(FileDifference)
+  /// An output pattern matches nothing.
+  case outputMissing(String)
+  /// This dependency, which declares no outputs, ran in this run.
+  case dependencyRan(JobID)
+  /// This dependency's result (its outputs, when it declares any) is not what the job recorded.
+  case dependencyResultChanged(JobID, hasOutputs: Bool)
+  /// This dependency, which declares outputs, will run: whether the job runs depends on
+  /// what it writes (`--dry-run` only).
+  case dependencyMayChange(JobID)
+  /// `--force`.
+  case forced
 
   /// The job at the top of a chain of `dependencyRuns`; nil for a reason of the job's own.
   var origin: JobID? {
@@ -109,6 +130,15 @@ public enum RunReason: Equatable, Sendable {
     case .dependencyRuns: "dependency-runs"
     case .dependencyChanged: "dependency-changed"
     case .unreadable: "unreadable"
+    case .noRecord: "no-record"
+    case .inputChanged(let difference): "input-" + difference.change.rawValue
+    case .inputsChanged: "input-changed"
+    case .outputChanged(let difference): difference.change == .removed ? "output-missing" : "output-" + difference.change.rawValue
+    case .outputMissing: "output-missing"
+    case .dependencyRan: "dependency-ran"
+    case .dependencyResultChanged: "dependency-changed"
+    case .dependencyMayChange: "dependency-may-change"
+    case .forced: "forced"
     }
   }
 }
@@ -118,6 +148,7 @@ extension RunDecision {
   public var code: String {
     switch self {
     case .resumed: "resumed"
+    case .upToDate: "up-to-date"
     case .runs(let reason): reason.code
     }
   }
@@ -127,6 +158,28 @@ extension RunDecision {
     switch self {
     case .resumed:
       return "resumed"
+    case .upToDate:
+      return "up to date"
+    case .runs(.noRecord):
+      return "no record of it"
+    case .runs(.inputChanged(let difference)):
+      return "input \(difference.path) \(difference.change.rawValue)" + Self.others(difference.count)
+    case .runs(.inputsChanged):
+      return "its inputs changed"
+    case .runs(.outputChanged(let difference)):
+      let word = difference.change == .removed ? "missing" : difference.change == .added ? "appeared" : "changed"
+      return "output \(difference.path) \(word)" + Self.others(difference.count)
+    case .runs(.outputMissing(let pattern)):
+      return "output \(pattern) missing"
+    case .runs(.dependencyRan(let dependency)):
+      return "dependency \(graph.jobs[dependency].name) ran"
+    case .runs(.dependencyResultChanged(let dependency, let hasOutputs)):
+      return hasOutputs
+        ? "\(graph.jobs[dependency].name)'s outputs changed" : "dependency \(graph.jobs[dependency].name) changed"
+    case .runs(.dependencyMayChange(let dependency)):
+      return "if \(graph.jobs[dependency].name)'s outputs change"
+    case .runs(.forced):
+      return "--force"
     case .runs(.noJournal):
       return "no journal of an earlier run"
     case .runs(.notInLastRun):
@@ -144,5 +197,10 @@ extension RunDecision {
       let text = "dependency \(graph.jobs[dependency].name) runs"
       return origin == dependency ? text : text + " (because of \(graph.jobs[origin].name))"
     }
+  }
+
+  /// ` (and 2 more)` for 3 differences; nothing for one.
+  private static func others(_ count: Int) -> String {
+    count > 1 ? " (and \(count - 1) more)" : ""
   }
 }

@@ -145,10 +145,24 @@ public struct JournalFolder: Sendable {
   }
 
   /// Removes this manifest's journals but the newest ``keptRuns``, counting `newJournal`, just
-  /// created: it has no header yet, so ``entries()`` does not list it.
-  func prune(keeping newJournal: String) {
+  /// created: it has no header yet, so ``entries()`` does not list it. An older journal that
+  /// holds the newest record of one of the `tracked` jobs (those whose files decide whether
+  /// they run) stays until a newer record of each of them is written elsewhere (SPEC §10).
+  func prune(keeping newJournal: String, tracked: Set<String> = []) {
     let older = entries().entries.filter { $0.file != newJournal }
-    for entry in older.dropLast(Self.keptRuns - 1) { unlink(entry.file) }
+    guard older.count > Self.keptRuns - 1 else { return }
+    let removable = older.count - (Self.keptRuns - 1)
+    var unseen = tracked
+    var needed = Set<String>()
+    // Newest first, reading whole journals only while some tracked job has no record yet.
+    for (index, entry) in older.enumerated().reversed() where !unseen.isEmpty {
+      guard case .success(let journal) = read(entry) else { continue }
+      for record in journal.records where record.started && unseen.contains(record.job) {
+        unseen.remove(record.job)
+        if index < removable { needed.insert(entry.file) }
+      }
+    }
+    for entry in older.prefix(removable) where !needed.contains(entry.file) { unlink(entry.file) }
   }
 }
 

@@ -29,6 +29,9 @@ final class JournalWriter: RunObserver {
   /// Jobs resumed so far, for the closing line.
   private var resumedCount = 0
   static let resumedBatch = 64 << 10
+  /// Where the listings of inputs go.
+  private let listings: InputListings
+  private var hasWarnedAboutListings = false
 
   /// A journal written to `descriptor` (the open file `file`), warning through `warn`.
   init(
@@ -44,6 +47,7 @@ final class JournalWriter: RunObserver {
     self.targets = targets
     self.warn = warn
     executingSince = Array(repeating: -1, count: graph.jobs.count)
+    listings = InputListings(manifestPath: identity.manifestPath)
   }
 
   func observe(_ event: RunEvent) {
@@ -120,7 +124,34 @@ final class JournalWriter: RunObserver {
       for part in FingerprintPart.allCases { parts.field(named: part.rawValue, hex: fingerprint.parts[part] ?? 0) }
     }
     if transition.resumed { line.field("resumed", true) }
+    if transition.upToDate { line.field("up_to_date", true) }
+    if let files = transition.files { writeFiles(files) }
     line.close(newline: true)
+  }
+
+  /// What a success records of a job's files (SPEC §10): its inputs' digest, with their
+  /// listing kept beside the journals; each output; its result; its dependencies' results.
+  private func writeFiles(_ files: FinishedFiles) {
+    let recorded = files.recorded
+    if !listings.keep(files.inputs, digest: recorded.inputs) {
+      warnOnce("cannot keep the listing of inputs in '\(listings.path)'; a later run says less about what changed")
+    }
+    line.field("inputs", recorded.inputs)
+    line.field("outputs", objects: recorded.outputs) { output, object in
+      object.field("path", output.path)
+      object.field("kind", output.kind.rawValue)
+      object.field("sha256", output.digest)
+    }
+    line.field("result", recorded.result)
+    line.field("dependency_results") { members in
+      for (name, result) in recorded.dependencies.sorted(by: { $0.key < $1.key }) { members.field(named: name, result) }
+    }
+  }
+
+  private func warnOnce(_ message: String) {
+    guard !hasWarnedAboutListings else { return }
+    hasWarnedAboutListings = true
+    warn(message)
   }
 
   private func writeEnd(exitCode: Int32, counts: [Outcome: Int], at time: Double) {
@@ -138,19 +169,7 @@ final class JournalWriter: RunObserver {
 
   /// One `write(2)` of a whole line (resumed if a signal or a short write cuts it).
   private func append(_ bytes: [UInt8]) {
-    var failure: Int32 = 0
-    bytes.withUnsafeBytes { buffer in
-      var offset = 0
-      while offset < buffer.count {
-        let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-        if written < 0, errno == EINTR { continue }
-        if written < 0 {
-          failure = errno
-          return
-        }
-        offset += written
-      }
-    }
+    let failure = bytes.withUnsafeBytes { writeWhole(descriptor, $0) }
     guard failure != 0 else { return }
     close(descriptor)
     descriptor = -1

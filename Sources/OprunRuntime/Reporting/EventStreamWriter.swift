@@ -152,6 +152,8 @@ public final class EventStreamWriter: RunObserver {
     writeTermination(transition.termination, to: &object)
     object.field("duration", transition.duration ?? 0)
     if transition.resumed { object.field("resumed", true) }
+    if transition.upToDate { object.field("up_to_date", true) }
+    if !transition.missingOutputs.isEmpty { object.field("missing_outputs", transition.missingOutputs) }
   }
 
   /// `exit_code` and `signal`, each a number or null.

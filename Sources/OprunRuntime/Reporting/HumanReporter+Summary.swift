@@ -53,13 +53,17 @@ extension HumanReporter {
 
   /// `── summary: 12 jobs · 10 succeeded · 1 failed · 1 skipped · 3.42s wall · exit 1`; the
   /// cancelled ones say how many `oprun ctl` cancelled: `2 cancelled (1 by control)`, the
-  /// succeeded ones how many `--resume` did not run again: `40 succeeded (36 resumed)`.
+  /// succeeded ones how many `--resume` did not run again and how many were up to date:
+  /// `40 succeeded (36 resumed)`, `12 succeeded (11 up to date)`.
   func countsLine() -> String {
     var parts = [counted(summary.jobCount, "job")]
     for (outcome, countText) in Outcome.countTexts(summary.counts) {
       var text = countText
       if outcome == .cancelled, summary.cancelledByControl > 0 { text += " (\(summary.cancelledByControl) by control)" }
-      if outcome == .succeeded, summary.resumedCount > 0 { text += " (\(summary.resumedCount) resumed)" }
+      if outcome == .succeeded {
+        let notRun = [(summary.resumedCount, "resumed"), (summary.upToDateCount, "up to date")].filter { $0.0 > 0 }
+        if !notRun.isEmpty { text += " (" + notRun.map { "\($0.0) \($0.1)" }.joined(separator: ", ") + ")" }
+      }
       parts.append(style.paint(text, TerminalStyle.colour(of: outcome)))
     }
     if let wallTime = summary.wallTime { parts.append(TimeText.duration(wallTime) + " wall") }

@@ -5,22 +5,27 @@ import OprunCore
 /// each job's weight and remaining path, which decided its place among equals in priority.
 enum PlanText {
   static func render(
-    _ plan: [PlanStep], of graph: JobGraph, resumePlan: ResumePlan? = nil, criticalPath: CriticalPath? = nil
+    _ plan: [PlanStep], of graph: JobGraph, resumePlan: ResumePlan? = nil, filePlan: FilePlan? = nil,
+    criticalPath: CriticalPath? = nil
   ) -> String {
     let width = min(graph.jobs.indices.map { graph.reportedName(job: $0).count }.max() ?? 0, 24)
     let digits = String(plan.count).count
     var text = "plan: \(counted(plan.count, "job")) in the order a serial run starts them"
     if criticalPath != nil { text += ", longest remaining path first" }
-    if let resumePlan {
-      let resumed = resumePlan.resumedCount
-      text += resumePlan.journalRun.map { " (against run \($0))" } ?? ""
-      text += ": \(resumed) resumed, \(plan.count - resumed) to run"
+    func decision(of job: JobID) -> RunDecision? { filePlan?.decisions[job] ?? resumePlan?.decisions[job] }
+    if let resumePlan { text += resumePlan.journalRun.map { " (against run \($0))" } ?? "" }
+    if resumePlan != nil || filePlan != nil {
+      let resumed = plan.count { decision(of: $0.job) == .resumed }
+      let upToDate = plan.count { decision(of: $0.job) == .upToDate }
+      let notRun = [(resumed, "resumed", resumePlan != nil), (upToDate, "up to date", filePlan != nil)]
+      text += ": " + notRun.filter(\.2).map { "\($0.0) \($0.1), " }.joined()
+      text += "\(plan.count - resumed - upToDate) to run"
     }
     text += "\n"
     for (index, step) in plan.enumerated() {
       let number = String(index + 1)
       let name = graph.reportedName(job: step.job)
-      var reason = resumePlan.map { Self.resumeReason($0.decisions[step.job], in: graph) } ?? step.reason
+      var reason = decision(of: step.job).map { Self.resumeReason($0, in: graph) } ?? step.reason
       if let criticalPath { reason = Self.pathReason(of: step.job, in: criticalPath) + "; " + reason }
       text += String(repeating: " ", count: digits - number.count + 2) + number + ". "
       text += name + String(repeating: " ", count: max(width - name.count, 0)) + "  " + reason + "\n"
@@ -28,9 +33,13 @@ enum PlanText {
     return text
   }
 
-  /// `resumed`, or `runs: ` and why.
+  /// `resumed`, `up to date`, `runs if build's outputs change`, or `runs: ` and why.
   static func resumeReason(_ decision: RunDecision, in graph: JobGraph) -> String {
-    decision == .resumed ? "resumed" : "runs: " + decision.text(in: graph)
+    switch decision {
+    case .resumed, .upToDate: decision.text(in: graph)
+    case .runs(.dependencyMayChange): "runs " + decision.text(in: graph)
+    case .runs: "runs: " + decision.text(in: graph)
+    }
   }
 
   /// `weight 2.5s, path 7.25s`, or `weight 1s (unknown), path 3s` for a job no journal

@@ -16,6 +16,10 @@ public struct RunSummary: Sendable, Equatable {
     /// The reason its cancelled flag was first raised, when it was.
     public var cancelReason: CancelReason?
     public var resumed: Bool
+    /// Its files showed it up to date: it did not run (SPEC §10).
+    public var upToDate = false
+    /// The declared outputs its succeeding commands did not leave.
+    public var missingOutputs: [String] = []
     /// Whether it ever reached executing.
     public var executed: Bool
     /// Seconds since the run started.
@@ -33,6 +37,8 @@ public struct RunSummary: Sendable, Equatable {
   public private(set) var results: [JobResult] = []
   /// Jobs `--resume` did not run again.
   public private(set) var resumedCount = 0
+  /// Jobs their files showed up to date.
+  public private(set) var upToDateCount = 0
   /// The last lines of output of every failed or timed-out job.
   public private(set) var failureTails: [JobID: OutputTail] = [:]
   /// Seconds from start to `run-finished`; nil until the run has finished.
@@ -105,8 +111,11 @@ public struct RunSummary: Sendable, Equatable {
         job: job, outcome: outcome, termination: transition.termination, duration: transition.duration ?? 0,
         attempt: transition.attempt, cancelReason: cancelReasons[job], resumed: transition.resumed,
         executed: executedJobs.contains(job), finishedAt: time))
+    results[results.count - 1].upToDate = transition.upToDate
+    results[results.count - 1].missingOutputs = transition.missingOutputs
     counts[outcome, default: 0] += 1
     if transition.resumed { resumedCount += 1 }
+    if transition.upToDate { upToDateCount += 1 }
     finishedOutcomes[job] = outcome
     let tail = tails.removeValue(forKey: job)
     if results[results.count - 1].isFailure { failureTails[job] = tail ?? OutputTail(capacity: tailCapacity) }

@@ -73,9 +73,15 @@ struct TimelineFormatter {
     let duration = TimeText.duration(result.duration)
     switch result.outcome {
     case .succeeded:
+      if result.upToDate { return ("up to date", "") }
       return result.resumed ? ("succeeded (resumed)", "") : ("succeeded", " in " + duration)
     case .failed:
-      let cause = result.termination.map { " (" + Self.terminationText($0) + ")" } ?? ""
+      var cause = result.termination.map { " (" + Self.terminationText($0) + ")" } ?? ""
+      if !result.missingOutputs.isEmpty {
+        cause = " (" + (result.termination.map { Self.terminationText($0) + ", " } ?? "")
+          + plural("missing output", count: result.missingOutputs.count) + " "
+          + result.missingOutputs.map { DisplayText.escaped($0) }.joined(separator: ", ") + ")"
+      }
       return ("failed" + cause, result.termination?.startFailure == nil ? " in " + duration : "")
     case .timedOut:
       return ("timed out", " after " + duration)

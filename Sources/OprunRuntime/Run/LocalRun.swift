@@ -8,7 +8,9 @@ public enum LocalRun {
   public static func execute(_ configuration: RunConfiguration) -> Int32 {
     let journals = JournalFolder(manifestPath: configuration.manifestPath)
     // The journal is read while the manifest is loaded: they do not depend on each other.
-    let reading = configuration.resume ? journals.beginResumeReadingInBackground() : nil
+    // --force wins over --resume: every selected job runs.
+    let resume = configuration.resume && !configuration.force
+    let reading = resume ? journals.beginResumeReadingInBackground() : nil
     var graph: JobGraph
     switch loadGraph(configuration) {
     case .success(let loaded): graph = loaded
@@ -16,9 +18,17 @@ public enum LocalRun {
       writeAll(2, message)
       return ExitStatus.usage
     }
-    let fingerprints = configuration.keepsJournal || configuration.resume ? graph.fingerprints() : nil
+    let tracked = configuration.backend == .local ? Set(graph.jobs.filter(\.tracksFiles).map(\.name)) : []
+    let fingerprints =
+      configuration.keepsJournal || resume || !tracked.isEmpty ? graph.fingerprints() : nil
     var resumePlan: ResumePlan?
     var warnings = graph.manifestWarningLines
+    var fileRecords: [String: JournalRecord] = [:]
+    if !tracked.isEmpty {
+      let recordWarnings: [String]
+      (fileRecords, recordWarnings) = journals.newestRecords(of: tracked)
+      warnings += recordWarnings
+    }
     if let reading, let fingerprints {
       let resumeWarnings: [String]
       (resumePlan, resumeWarnings) = journals.resumePlan(
@@ -31,7 +41,9 @@ public enum LocalRun {
     if configuration.dryRun {
       for warning in warnings { writeAll(2, "oprun: warning: \(warning)\n") }
       let plan = graph.plan(criticalPath: criticalPath)
-      writeAll(1, PlanText.render(plan, of: graph, resumePlan: resumePlan, criticalPath: criticalPath))
+      let filePlan: FilePlan? = nil
+      writeAll(
+        1, PlanText.render(plan, of: graph, resumePlan: resumePlan, filePlan: filePlan, criticalPath: criticalPath))
       return ExitStatus.success
     }
     if configuration.backend == .slurm {
@@ -48,7 +60,7 @@ public enum LocalRun {
     if let descriptorWarning { warnings.append(descriptorWarning) }
     return RunSession(
       graph: graph, configuration: configuration, fingerprints: fingerprints, resumePlan: resumePlan,
-      criticalPath: criticalPath, warnings: warnings
+      fileRecords: tracked.isEmpty ? nil : fileRecords, criticalPath: criticalPath, warnings: warnings
     ).run()
   }
 

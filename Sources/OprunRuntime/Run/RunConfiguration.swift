@@ -26,6 +26,8 @@ public struct RunConfiguration: Sendable {
   public var schedule: Schedule = .fifo
   /// `--resume`: skip the jobs that succeeded unchanged in the last run.
   public var resume = false
+  /// `--force`: run every selected job, even one its files show up to date (SPEC §10); wins over `--resume`.
+  public var force = false
   /// Keep a journal of the run in `.oprun/runs/` (off with `--no-journal`).
   public var keepsJournal = true
   /// `--backend`: where the jobs run.

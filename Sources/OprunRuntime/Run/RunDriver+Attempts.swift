@@ -117,6 +117,7 @@ extension RunDriver {
   private func endAttempt(of job: JobID) {
     guard let attempt = attempts.removeValue(forKey: job) else { return }
     if let timer = attempt.timeoutTimer { clock.cancelTimer(timer) }
+    if awaitsOutputs(of: job, attempt: attempt.attempt, termination: attempt.termination) { return }
     endingAttempt = (job, attempt.termination)
     engine.didFinish(job, succeeded: attempt.termination.isSuccess)
     endingAttempt = nil

@@ -58,6 +58,19 @@ public final class RunDriver {
   /// What each name a control request may give means: a matrix job's plain name is its instances.
   lazy var jobNames = JobNameIndex(graph)
 
+  /// Set when files decide whether jobs that declare inputs or outputs run (SPEC §10).
+  let fileTracking: FileTracking?
+  /// Each job's fingerprint, for its files' record and for its dependents' (SPEC §9, §10).
+  lazy var fingerprints = graph.fingerprints()
+  /// What each finished job means to its dependents, by job.
+  lazy var results = [JobResult?](repeating: nil, count: graph.jobs.count)
+  /// Jobs whose files are being looked at or will be recorded, by job.
+  var fileChecks: [JobID: FileCheckInProgress] = [:]
+  /// What the finished transition of a job about to finish carries of its files.
+  var finishedFiles: [JobID: FinishedFiles] = [:]
+  /// The outputs a job's attempt left missing, for its finished transition.
+  var missingOutputs: [JobID: [String]] = [:]
+
   /// Steps not yet taken, in order, from `nextStep` on.
   private var steps: [Step] = []
   private var nextStep = 0
@@ -65,21 +78,25 @@ public final class RunDriver {
 
   /// A run of `graph` on `backend`, timed by `clock`; `failurePolicy` is `on-failure` as
   /// the manifest or the command line set it; `resumePlan` is `--resume`'s decision;
-  /// `criticalPath` orders equals in priority under `--schedule critical-path` (nil: FIFO).
+  /// `criticalPath` orders equals in priority under `--schedule critical-path` (nil: FIFO);
+  /// `fileTracking` lets files decide whether a job that declares inputs or outputs runs
+  /// (not on a scheduling backend, which is handed every job up front).
   public init(
     graph: JobGraph, failurePolicy: FailurePolicy, grace: Double, resumePlan: ResumePlan? = nil,
-    criticalPath: CriticalPath? = nil, backend: any JobBackend, clock: any RunClock
+    criticalPath: CriticalPath? = nil, fileTracking: FileTracking? = nil, backend: any JobBackend,
+    clock: any RunClock
   ) {
     self.graph = graph
     self.backend = backend
     scheduler = backend as? any SchedulingBackend
+    self.fileTracking = scheduler == nil && graph.jobs.contains(where: \.tracksFiles) ? fileTracking : nil
     self.clock = clock
     self.grace = grace
     let startTime = clock.now()
     self.startTime = startTime
     engine = QueueEngine(
       graph: graph, failurePolicy: failurePolicy, resumePlan: resumePlan, criticalPath: criticalPath,
-      clock: { clock.now() - startTime })
+      checkingFiles: self.fileTracking != nil, clock: { clock.now() - startTime })
     engine.addObserver(EngineListener(driver: self))
     backend.reportHandler = { [unowned self] report in self.report(report) }
   }
@@ -159,6 +176,10 @@ public final class RunDriver {
         retryLaunchesWaitingForResources()
         continue
       }
+      if let job = engine.nextCheck() {
+        checkFiles(of: job)
+        continue
+      }
       guard let launch = engine.nextLaunch() else {
         // Jobs the engine finished on the way (cancelled or skipped, without running) may
         // have queued steps of their own: their completions. Take them now.
@@ -190,6 +211,8 @@ public final class RunDriver {
       withdraw(job)
     case .holdOrRelease(let queue, let state):
       holdOrRelease(queue, state)
+    case .files(let job, let seen):
+      receive(seen, of: job)
     }
   }
 
@@ -239,13 +262,23 @@ public final class RunDriver {
     } else if transition.to != .executing, let ending = endingAttempt, ending.job == transition.job {
       transition.termination = ending.termination
     }
+    if transition.to == .finished {
+      if transition.outcome == .succeeded { transition.files = finishedFiles[transition.job] }
+      transition.missingOutputs = missingOutputs.removeValue(forKey: transition.job) ?? []
+      finishedFiles[transition.job] = nil
+      noteResult(of: transition)
+    } else if transition.from == .executing, transition.to == .ready {
+      missingOutputs[transition.job] = nil
+    }
     bus.deliver(RunEvent(time: event.time, .transition(transition)))
     // A job finished without running may still be queued where a scheduling backend put it.
     if scheduler != nil, transition.to == .finished, transition.from == .ready, !transition.resumed {
       take(.withdraw(transition.job))
     }
-    // A resumed job ran nothing: it has nothing to complete.
-    if transition.to == .finished, !transition.resumed, graph.jobs[transition.job].completion != nil {
+    // A resumed or up-to-date job ran nothing: it has nothing to complete.
+    if transition.to == .finished, !transition.resumed, !transition.upToDate,
+      graph.jobs[transition.job].completion != nil
+    {
       take(.startCompletion(transition))
     }
   }
@@ -264,6 +297,8 @@ public final class RunDriver {
     case withdraw(JobID)
     /// A reaction: a queue was suspended or resumed on a scheduling backend.
     case holdOrRelease(QueueID, QueueState)
+    /// The checker looked at a job's files.
+    case files(JobID, FilesSeen)
   }
 }
 

@@ -11,6 +11,8 @@ final class RunSession {
   let fingerprints: [JobFingerprint]?
   /// `--resume`'s decision, and the warnings found on the way.
   let resumePlan: ResumePlan?
+  /// The newest record of each job whose files decide whether it runs; nil when no job does.
+  let fileRecords: [String: JournalRecord]?
   /// `--schedule critical-path`'s order among equals in priority; nil for FIFO.
   let criticalPath: CriticalPath?
   let warnings: [String]
@@ -18,8 +20,9 @@ final class RunSession {
 
   init(
     graph: JobGraph, configuration: RunConfiguration, fingerprints: [JobFingerprint]?, resumePlan: ResumePlan?,
-    criticalPath: CriticalPath?, warnings: [String]
+    fileRecords: [String: JournalRecord]?, criticalPath: CriticalPath?, warnings: [String]
   ) {
+    self.fileRecords = fileRecords
     self.graph = graph
     self.configuration = configuration
     self.fingerprints = fingerprints
@@ -55,7 +58,8 @@ final class RunSession {
     let backend: any JobBackend = slurm ?? local
     let driver = RunDriver(
       graph: graph, failurePolicy: configuration.failurePolicy ?? graph.manifest.onFailure,
-      grace: configuration.grace, resumePlan: resumePlan, criticalPath: criticalPath, backend: backend, clock: loop)
+      grace: configuration.grace, resumePlan: resumePlan, criticalPath: criticalPath,
+      fileTracking: fileTracking(), backend: backend, clock: loop)
     local.onWarning = { [unowned driver] in driver.warn($0) }
     slurm?.onWarning = { [unowned driver] in driver.warn($0) }
     // The whole run goes to the cluster before it begins: a refusal ends it with nothing left queued.
@@ -128,6 +132,12 @@ final class RunSession {
       outputFolder: folder + "/.oprun/slurm/" + run, environment: JobEnvironment.inherited())
   }
 
+  /// What lets files decide whether jobs run, when some job declares inputs or outputs.
+  private func fileTracking() -> FileTracking? {
+    guard fileRecords != nil else { return nil }
+    return nil
+  }
+
   /// Adds the journal's writer to `driver`'s observers; or, when it cannot be kept, the
   /// warning to give (the run goes on without one).
   private func openJournal(of identity: RunIdentity, driver: RunDriver) -> String? {
@@ -141,7 +151,7 @@ final class RunSession {
         JournalWriter(
           descriptor: descriptor, file: file, graph: graph, fingerprints: fingerprints, identity: identity,
           arguments: configuration.arguments, targets: configuration.targets, warn: { driver.warn($0) }))
-      folder.prune(keeping: file)
+      folder.prune(keeping: file, tracked: Set(graph.jobs.filter(\.tracksFiles).map(\.name)))
       return nil
     }
   }

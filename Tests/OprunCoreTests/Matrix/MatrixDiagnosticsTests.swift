@@ -54,7 +54,8 @@ import Testing
     let found = problems(text)
     let misplaced =
       "error: '${{ ... }}' is not replaced here: substitutions are made only in 'command', 'commands', "
-      + "'completion', 'cwd', 'env' values, 'description' and 'dependencies' of a job with a 'matrix'"
+      + "'completion', 'cwd', 'env' values, 'inputs', 'outputs', 'description' and 'dependencies' of a job "
+      + "with a 'matrix'"
     #expect(found.first == "m.yaml:1:7: " + misplaced)
     #expect(found.contains("m.yaml:6:12: " + misplaced), "\(found)")
   }

@@ -86,6 +86,8 @@ extension ManifestDecoder {
     case .description: job.description = string(value, expected: "a description")
     case .interactive: job.interactive = boolean(value, key: "interactive") ?? false
     case .matrix: break
+    case .inputs: job.inputs = pathPatterns(value, key: key)
+    case .outputs: job.outputs = pathPatterns(value, key: key)
     }
   }
 
@@ -107,6 +109,28 @@ extension ManifestDecoder {
     let items = tree.children(of: value)
     if items.isEmpty { report(value, "empty command list for job '\(job.name)'") }
     job.commands = items.compactMap { command($0) }
+  }
+
+  /// A list of path patterns (SPEC §10), each checked where it is written.
+  private mutating func pathPatterns(_ node: Int32, key: JobKey) -> [String] {
+    guard tree[node].kind == .sequence else {
+      reportWrongType(node, expected: "a list of paths and patterns")
+      return []
+    }
+    var patterns: [String] = []
+    for item in tree.children(of: node) {
+      guard tree[item].kind == .scalar, !tree[item].isNull || tree[item].text.isEmpty else {
+        reportWrongType(item, expected: "a path or pattern")
+        continue
+      }
+      switch PathPattern.parse(tree[item].text) {
+      case .success(let pattern): patterns.append(pattern.text)
+      // A NUL is reported where the YAML is read, in any string.
+      case .failure(.containsNUL): continue
+      case .failure(let error): report(item, "\(error.message) in '\(key.word)'")
+      }
+    }
+    return patterns
   }
 
   private static func isBlank(_ byte: UInt8) -> Bool {

@@ -71,7 +71,8 @@ extension ManifestDecoder {
       report(
         node,
         "'${{ ... }}' is not replaced here: substitutions are made only in 'command', 'commands', "
-          + "'completion', 'cwd', 'env' values, 'description' and 'dependencies' of a job with a 'matrix'")
+          + "'completion', 'cwd', 'env' values, 'inputs', 'outputs', 'description' and 'dependencies' of a job "
+          + "with a 'matrix'")
     }
   }
 }
@@ -80,7 +81,7 @@ extension JobKey {
   /// The keys whose values may hold `${{ matrix.AXIS }}`: for `env`, its values, not its names.
   var takesSubstitutions: Bool {
     switch self {
-    case .command, .commands, .completion, .cwd, .env, .description, .dependencies: true
+    case .command, .commands, .completion, .cwd, .env, .description, .dependencies, .inputs, .outputs: true
     default: false
     }
   }

@@ -40,7 +40,7 @@ enum TopLevelKey: Int, ManifestKey {
 /// The keys of one job.
 enum JobKey: Int, ManifestKey {
   case command, commands, dependencies, priority, qos, queue, completion, runIf, timeout, retries
-  case env, cwd, barrier, description, interactive, matrix
+  case env, cwd, barrier, description, interactive, matrix, inputs, outputs
 
   // Spelled out: `String(describing:)` of a case goes through reflection, which cost a
   // tenth of a one-job run's start-up.
@@ -62,6 +62,8 @@ enum JobKey: Int, ManifestKey {
     case .description: "description"
     case .interactive: "interactive"
     case .matrix: "matrix"
+    case .inputs: "inputs"
+    case .outputs: "outputs"
     }
   }
 

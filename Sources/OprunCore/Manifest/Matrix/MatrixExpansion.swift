@@ -218,6 +218,8 @@ private struct InstanceMaker {
   let description: FillableText?
   let env: [FillableText?]
   let dependencies: [FillableText?]
+  let inputs: [FillableText?]
+  let outputs: [FillableText?]
 
   init(job: JobSpec, axes: [String], axisIndex: [String: Int]) {
     self.job = job
@@ -229,6 +231,8 @@ private struct InstanceMaker {
     description = job.description.flatMap(compile)
     env = job.env.map { compile($0.value) }
     dependencies = job.dependencies.map { compile($0.value) }
+    inputs = job.inputs.map(compile)
+    outputs = job.outputs.map(compile)
   }
 
   func instance(values: [String]) -> JobSpec {
@@ -244,6 +248,8 @@ private struct InstanceMaker {
     for (index, text) in dependencies.enumerated() {
       if let text { instance.dependencies[index].value = text.filled(values) }
     }
+    for (index, text) in inputs.enumerated() { if let text { instance.inputs[index] = text.filled(values) } }
+    for (index, text) in outputs.enumerated() { if let text { instance.outputs[index] = text.filled(values) } }
     return instance
   }
 }

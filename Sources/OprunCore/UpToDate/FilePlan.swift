@@ -1,0 +1,40 @@
+/// What `--dry-run` says of the jobs whose files decide whether they run (SPEC §10), without
+/// running anything: each is up to date, or runs and why. A dependency that would run makes
+/// its dependents run when it declares no outputs, and makes them wait on what it writes
+/// when it does ("runs if build's outputs change").
+public struct FilePlan: Sendable {
+  /// By job; nil for a job that declares neither inputs nor outputs.
+  public var decisions: [RunDecision?]
+
+  public var upToDateCount: Int { decisions.count { $0 == .upToDate } }
+
+  /// `files(job)` gives a tracked job's inputs and outputs as they are now; `record(job)` its
+  /// newest record; `recordedInputs(digest)` a kept listing; `resumePlan` what `--resume`
+  /// decided for the others (nil: they run).
+  public init(
+    graph: JobGraph, fingerprints: [JobFingerprint], force: Bool, resumePlan: ResumePlan?,
+    record: (JobID) -> JournalRecord?, recordedInputs: (String) -> [FileRecord]?,
+    files: (JobID) -> (inputs: FileSnapshot, outputs: FileSnapshot)
+  ) {
+    var decisions = [RunDecision?](repeating: nil, count: graph.jobs.count)
+    var results = [JobResult](repeating: .willRun(hasOutputs: false), count: graph.jobs.count)
+    for job in graph.topologicalOrder() {
+      let node = graph.jobs[job]
+      guard node.tracksFiles else {
+        if resumePlan?.decisions[job] == .resumed { results[job] = .unchanged(fingerprints[job].text) }
+        continue
+      }
+      let (inputs, outputs) = files(job)
+      let found = record(job)
+      let check = UpToDateCheck(
+        job: job, record: found, fingerprint: fingerprints[job], inputs: inputs, outputs: outputs,
+        recordedInputs: found?.files.flatMap { recordedInputs($0.inputs) },
+        dependencyResults: node.dependencies.map { results[$0] })
+      let decision = force ? RunDecision.runs(.forced) : check.decision(in: graph)
+      decisions[job] = decision
+      results[job] =
+        decision == .upToDate ? check.resultWhenUpToDate(in: graph) : .willRun(hasOutputs: !node.outputs.isEmpty)
+    }
+    self.decisions = decisions
+  }
+}

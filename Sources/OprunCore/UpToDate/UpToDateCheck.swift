@@ -1,0 +1,106 @@
+/// Whether a job that declares inputs or outputs runs (SPEC §10), from what is known when it
+/// becomes ready: its newest record, its fingerprint, its files as they are now, and what its
+/// dependencies turned out to be in this run.
+public struct UpToDateCheck: Sendable {
+  public var job: JobID
+  /// Its newest record that stands (``JournalRecord/started``); nil when it has none.
+  public var record: JournalRecord?
+  public var fingerprint: JobFingerprint
+  public var inputs: FileSnapshot
+  public var outputs: FileSnapshot
+  /// The listing behind the record's inputs digest, while it is kept; nil when it is gone.
+  public var recordedInputs: [FileRecord]?
+  /// Each dependency's result in this run, in the order the job lists them.
+  public var dependencyResults: [JobResult]
+
+  public init(
+    job: JobID, record: JournalRecord?, fingerprint: JobFingerprint, inputs: FileSnapshot, outputs: FileSnapshot,
+    recordedInputs: [FileRecord]?, dependencyResults: [JobResult]
+  ) {
+    self.job = job
+    self.record = record
+    self.fingerprint = fingerprint
+    self.inputs = inputs
+    self.outputs = outputs
+    self.recordedInputs = recordedInputs
+    self.dependencyResults = dependencyResults
+  }
+
+  /// Up to date, or the first reason it runs, in the order SPEC §10 lists them: its record,
+  /// its command and settings, its inputs, its dependencies, its outputs.
+  public func decision(in graph: JobGraph) -> RunDecision {
+    guard let record, record.started else { return .runs(.noRecord) }
+    guard record.outcome == .succeeded else { return .runs(.lastOutcome(record.outcome)) }
+    guard let files = record.files else { return .runs(.noRecord) }
+    if record.fingerprint != fingerprint.value {
+      return .runs(.changed(FingerprintPart.allCases.filter { part in
+        record.parts[part].map { $0 != fingerprint.parts[part] } ?? false
+      }))
+    }
+    if files.inputs != inputs.digest {
+      guard let recordedInputs, let difference = FileDifference.between(old: recordedInputs, new: inputs.files) else {
+        return .runs(.inputsChanged)
+      }
+      return .runs(.inputChanged(difference))
+    }
+    let node = graph.jobs[job]
+    var mayChange: JobID?
+    for (dependency, result) in zip(node.dependencies, dependencyResults) {
+      switch result {
+      case .ran:
+        return .runs(.dependencyRan(dependency))
+      case .willRun(let hasOutputs):
+        guard hasOutputs else { return .runs(.dependencyRuns(dependency, origin: dependency)) }
+        if mayChange == nil { mayChange = dependency }
+      case .unchanged(let value):
+        if files.dependencies[graph.jobs[dependency].name] != value {
+          return .runs(.dependencyResultChanged(dependency, hasOutputs: !graph.jobs[dependency].outputs.isEmpty))
+        }
+      }
+    }
+    if let unmatched = outputs.unmatchedPatterns.first {
+      return .runs(.outputMissing(node.outputs[unmatched].body))
+    }
+    if let difference = FileDifference.between(old: files.outputs, new: outputs.files) {
+      return .runs(.outputChanged(difference))
+    }
+    return mayChange.map { .runs(.dependencyMayChange($0)) } ?? .upToDate
+  }
+
+  /// What the job's dependents see of it once it finished without running (up to date):
+  /// its outputs' digest, or its fingerprint when it declares none.
+  public func resultWhenUpToDate(in graph: JobGraph) -> JobResult {
+    .unchanged(graph.jobs[job].outputs.isEmpty ? filesFingerprint : outputs.digest)
+  }
+
+  /// §9's fingerprint with the inputs' digest and the dependencies' results: what a job
+  /// without outputs stands for to its dependents.
+  public var filesFingerprint: String {
+    Self.filesFingerprint(fingerprint: fingerprint, inputs: inputs.digest, dependencies: dependencyResults)
+  }
+
+  public static func filesFingerprint(fingerprint: JobFingerprint, inputs: String, dependencies: [JobResult]) -> String
+  {
+    var text = FingerprintText()
+    let value = text.hash { text in
+      text.append("oprun files fingerprint 1")
+      text.append(fingerprint.value)
+      text.append(inputs)
+      for result in dependencies { text.append(result.recorded) }
+    }
+    return JobFingerprint.text(of: value)
+  }
+
+  /// What a success records: the inputs as they were when it started, the outputs as it left
+  /// them, its result, and what each dependency was.
+  public func recordedFiles(outputs finalOutputs: FileSnapshot, in graph: JobGraph) -> RecordedFiles {
+    let node = graph.jobs[job]
+    var dependencies: [String: String] = [:]
+    for (dependency, result) in zip(node.dependencies, dependencyResults) {
+      dependencies[graph.jobs[dependency].name] = result.recorded
+    }
+    return RecordedFiles(
+      inputs: inputs.digest, outputs: finalOutputs.files,
+      result: node.outputs.isEmpty ? filesFingerprint : finalOutputs.digest, dependencies: dependencies)
+  }
+}
