@@ -12,7 +12,10 @@ final class DriverHarness {
   let events = RecordedEvents()
 
   /// A run of `manifest` (YAML, as a user writes it); `failurePolicy` overrides its `on-failure`.
-  init(_ manifest: String, failurePolicy: FailurePolicy? = nil, grace: Double = 5) {
+  init(
+    _ manifest: String, failurePolicy: FailurePolicy? = nil, grace: Double = 5,
+    fileTracking: ((ManualClock) -> FileTracking)? = nil
+  ) {
     let source = SourceText(path: "/work/jobs.yaml", text: manifest)
     switch ManifestLoader.graph(from: source, defaultMaxConcurrent: 4) {
     case .success(let graph): self.graph = graph
@@ -21,8 +24,8 @@ final class DriverHarness {
     }
     backend = FakeBackend(clock: clock)
     driver = RunDriver(
-      graph: graph, failurePolicy: failurePolicy ?? graph.manifest.onFailure, grace: grace, backend: backend,
-      clock: clock)
+      graph: graph, failurePolicy: failurePolicy ?? graph.manifest.onFailure, grace: grace,
+      fileTracking: fileTracking?(clock), backend: backend, clock: clock)
     events.graph = graph
     driver.addObserver(events)
   }
