@@ -11,6 +11,7 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
     .package(url: "https://github.com/x-sheep/swift-property-based", exact: "2.0.1"),
+    .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
   ],
   targets: [
     // core · pure: manifest, graph, operation-queue semantics
@@ -23,7 +24,10 @@ let package = Package(
 
     // runtime · processes, signals, pipes, output
     .target(name: "COprunSystem"),
-    .target(name: "OprunRuntime", dependencies: ["OprunCore", "COprunSystem"]),
+    .target(
+      name: "OprunRuntime",
+      dependencies: ["OprunCore", "COprunSystem", .product(name: "Crypto", package: "swift-crypto")]
+    ),
 
     // CLI
     .executableTarget(

@@ -1,23 +1,5 @@
 import OprunCore
 
-/// The files a job's patterns may match: where to look, and what to leave out.
-public struct FileSetRequest: Sendable, Equatable {
-  /// Absolute: where the job runs; relative patterns are relative to it.
-  public var folder: String
-  /// Absolute: recorded paths are relative to it when under it.
-  public var manifestFolder: String
-  public var patterns: [PathPattern]
-  /// A file one of these matches is left out (a job's own outputs are not its inputs).
-  public var excluded: [PathPattern]
-
-  public init(folder: String, manifestFolder: String, patterns: [PathPattern], excluded: [PathPattern] = []) {
-    self.folder = folder
-    self.manifestFolder = manifestFolder
-    self.patterns = patterns
-    self.excluded = excluded
-  }
-}
-
 extension FileSetRequest {
   /// What `job` reads: its inputs, less what its own outputs match.
   static func inputs(of job: JobNode, in graph: JobGraph) -> FileSetRequest {
@@ -39,4 +21,33 @@ extension FileSetRequest {
 /// hands each snapshot back on that thread, later — never from inside the call.
 public protocol FileChecking: AnyObject {
   func snapshot(_ request: FileSetRequest, then deliver: @escaping (FileSnapshot) -> Void)
+}
+
+extension FileSnapshotDelivery: FileChecking {}
+
+extension FileHasher {
+  /// The hasher of the manifest at `manifestPath`, its cache in the manifest's `.oprun`.
+  static func forManifest(at manifestPath: String) -> FileHasher {
+    let folder = PathParts.folder(of: AbsolutePath.of(manifestPath))
+    return FileHasher(cacheFolder: (folder == "/" ? "" : folder) + "/.oprun")
+  }
+}
+
+extension FilePlan {
+  /// `--dry-run`'s plan, the files of each tracked job looked at now, on this thread and the
+  /// hashing threads; only the hash cache is written.
+  init(
+    graph: JobGraph, fingerprints: [JobFingerprint], force: Bool, resumePlan: ResumePlan?,
+    records: [String: JournalRecord], manifestPath: String
+  ) {
+    let hasher = FileHasher.forManifest(at: manifestPath)
+    let listings = InputListings(manifestPath: AbsolutePath.of(manifestPath))
+    self.init(
+      graph: graph, fingerprints: fingerprints, force: force, resumePlan: resumePlan,
+      record: { records[graph.jobs[$0].name] }, recordedInputs: { listings.listing(digest: $0) },
+      files: { job in
+        (hasher.snapshot(.inputs(of: graph.jobs[job], in: graph)), hasher.snapshot(.outputs(of: graph.jobs[job], in: graph)))
+      })
+    hasher.cache.save()
+  }
 }

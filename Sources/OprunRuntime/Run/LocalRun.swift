@@ -41,7 +41,12 @@ public enum LocalRun {
     if configuration.dryRun {
       for warning in warnings { writeAll(2, "oprun: warning: \(warning)\n") }
       let plan = graph.plan(criticalPath: criticalPath)
-      let filePlan: FilePlan? = nil
+      let filePlan =
+        tracked.isEmpty
+        ? nil
+        : FilePlan(
+          graph: graph, fingerprints: fingerprints ?? graph.fingerprints(), force: configuration.force,
+          resumePlan: resumePlan, records: fileRecords, manifestPath: configuration.manifestPath)
       writeAll(
         1, PlanText.render(plan, of: graph, resumePlan: resumePlan, filePlan: filePlan, criticalPath: criticalPath))
       return ExitStatus.success

@@ -17,6 +17,8 @@ final class RunSession {
   let criticalPath: CriticalPath?
   let warnings: [String]
   let loop = EventLoop()
+  /// Hashes the files of jobs that declare inputs or outputs; its cache is saved at the end.
+  private var hasher: FileHasher?
 
   init(
     graph: JobGraph, configuration: RunConfiguration, fingerprints: [JobFingerprint]?, resumePlan: ResumePlan?,
@@ -92,6 +94,7 @@ final class RunSession {
     loop.run { driver.isFinished }
     control?.stopListening()
     let status = driver.finish()
+    hasher?.cache.save()
     control?.finish()
     output.drain(alongWith: { control?.isDrained ?? true })
     control?.close()
@@ -134,8 +137,17 @@ final class RunSession {
 
   /// What lets files decide whether jobs run, when some job declares inputs or outputs.
   private func fileTracking() -> FileTracking? {
-    guard fileRecords != nil else { return nil }
-    return nil
+    guard let fileRecords else { return nil }
+    let hasher = FileHasher.forManifest(at: configuration.manifestPath)
+    guard let delivery = try? FileSnapshotDelivery(hasher: hasher, loop: loop) else {
+      // Without a way to hear from the hashing threads, every job runs, as without inputs.
+      return nil
+    }
+    self.hasher = hasher
+    let listings = InputListings(manifestPath: AbsolutePath.of(configuration.manifestPath))
+    return FileTracking(
+      checker: delivery, records: fileRecords, recordedInputs: { listings.listing(digest: $0) },
+      force: configuration.force)
   }
 
   /// Adds the journal's writer to `driver`'s observers; or, when it cannot be kept, the

@@ -1,0 +1,97 @@
+import Crypto
+import Glibc
+import OprunCore
+
+/// SHA-256 of what a snapshot records, as lower-case hex.
+enum ContentDigest {
+  /// What reading one file gave.
+  struct Reading: Sendable {
+    var kind: FileKind
+    /// Empty unless `kind` is `.file`.
+    var digest: String
+    /// The file as it was opened, for the hash cache; nil when it could not be opened.
+    var status: FileStatus?
+    /// When the reading began, by the wall clock.
+    var startedAt: Timestamp
+    var bytesRead: Int
+  }
+
+  /// The content of the regular file at `path`, read through `buffer`, starting at the wall
+  /// clock's `startedAt`. A link is not followed unless `followingLink`; anything but a
+  /// regular file is recorded by its kind without a byte read, and opening never blocks (a
+  /// FIFO with no writer).
+  static func readFile(
+    _ path: String, followingLink: Bool, startedAt: Timestamp, buffer: UnsafeMutableRawBufferPointer
+  ) -> Reading {
+    var reading = Reading(kind: .unreadable, digest: "", status: nil, startedAt: startedAt, bytesRead: 0)
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (followingLink ? 0 : O_NOFOLLOW))
+    guard descriptor >= 0 else { return reading }
+    defer { close(descriptor) }
+    var opened = stat()
+    guard fstat(descriptor, &opened) == 0 else { return reading }
+    let status = FileStatus(opened)
+    guard status.isRegular else {
+      reading.kind = status.kind
+      return reading
+    }
+    posix_fadvise(descriptor, 0, 0, POSIX_FADV_SEQUENTIAL)
+    var hasher = SHA256()
+    while true {
+      let count = read(descriptor, buffer.baseAddress, buffer.count)
+      if count < 0, errno == EINTR { continue }
+      guard count >= 0 else { return reading }
+      if count == 0 { break }
+      hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+      reading.bytesRead += count
+    }
+    reading.kind = .file
+    reading.digest = hex(hasher.finalize())
+    reading.status = status
+    return reading
+  }
+
+  /// The link at `path`, recorded by its target's text; nil when it cannot be read.
+  static func ofLink(_ path: String) -> String? {
+    var target = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
+    let count = target.withUnsafeMutableBufferPointer { buffer in
+      buffer.withMemoryRebound(to: CChar.self) { readlink(path, $0.baseAddress!, $0.count) }
+    }
+    guard count >= 0 else { return nil }
+    return of(target[..<count])
+  }
+
+  /// The hash of `bytes`.
+  static func of(_ bytes: some Collection<UInt8>) -> String {
+    var hasher = SHA256()
+    Array(bytes).withUnsafeBytes { hasher.update(bufferPointer: $0) }
+    return hex(hasher.finalize())
+  }
+
+  static func hex(_ digest: some Sequence<UInt8>) -> String {
+    let digits = Array("0123456789abcdef".utf8)
+    var text: [UInt8] = []
+    text.reserveCapacity(64)
+    for byte in digest {
+      text.append(digits[Int(byte >> 4)])
+      text.append(digits[Int(byte & 0xf)])
+    }
+    return String(decoding: text, as: UTF8.self)
+  }
+}
+
+extension FileSnapshot {
+  /// The hash of every record's path, kind and digest, each field ended by a NUL (which no
+  /// path, kind or digest holds), so that no two lists give the same bytes.
+  static func digest(of files: [FileRecord]) -> String {
+    var bytes: [UInt8] = []
+    for file in files {
+      bytes += file.path.utf8
+      bytes.append(0)
+      bytes += file.kind.rawValue.utf8
+      bytes.append(0)
+      bytes += file.digest.utf8
+      bytes.append(0)
+    }
+    return ContentDigest.of(bytes)
+  }
+}

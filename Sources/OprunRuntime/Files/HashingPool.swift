@@ -1,0 +1,117 @@
+import Glibc
+import Synchronization
+
+/// Threads that read and hash files, so that no caller's thread waits on a disk alone and a
+/// request with many files uses every CPU. Each thread owns one read buffer for its life.
+final class HashingPool: @unchecked Sendable {
+  /// One task: given the running thread's read buffer.
+  typealias Task = @Sendable (UnsafeMutableRawBufferPointer) -> Void
+
+  /// The process's pool: as many threads as CPUs, at least two. Its threads wait for work
+  /// for as long as the process lives.
+  static let shared = HashingPool(threadCount: max(CPUCount.available, 2))
+
+  /// Bytes each read asks for: large reads keep the hashing, not the system calls, the cost.
+  static let bufferSize = 1 << 20
+
+  let threadCount: Int
+  private let lock = ConditionLock()
+  // Guarded by `lock`.
+  private var tasks: [Task] = []
+  private var taskHead = 0
+
+  init(threadCount: Int) {
+    self.threadCount = threadCount
+    for _ in 0..<threadCount { startThread() }
+  }
+
+  /// Runs `task` on one of the pool's threads, in submission order.
+  func submit(_ task: @escaping Task) {
+    lock.withLock {
+      tasks.append(task)
+      lock.broadcast()
+    }
+  }
+
+  /// Runs `body(i, buffer)` for every `i` in `0..<count`, spread over the pool's threads and
+  /// the calling one (which reads into `callerBuffer`); returns once all are done. The caller
+  /// takes part, so that a pool thread may call it without waiting on its own pool.
+  func forEach(
+    _ count: Int, callerBuffer: UnsafeMutableRawBufferPointer,
+    _ body: @escaping @Sendable (Int, UnsafeMutableRawBufferPointer) -> Void
+  ) {
+    guard count > 0 else { return }
+    let batch = Batch(count: count, body: body)
+    for _ in 0..<min(threadCount, count - 1) { submit { batch.work(buffer: $0) } }
+    batch.work(buffer: callerBuffer)
+    batch.waitUntilDone()
+  }
+
+  private func startThread() {
+    var thread = pthread_t()
+    let context = Unmanaged.passRetained(self).toOpaque()
+    let started = pthread_create(
+      &thread, nil,
+      { context in Unmanaged<HashingPool>.fromOpaque(context!).takeRetainedValue().serve() }, context)
+    if started == 0 {
+      pthread_detach(thread)
+    } else {
+      Unmanaged<HashingPool>.fromOpaque(context).release()
+    }
+  }
+
+  /// A thread's life: take the next task, run it, forever.
+  private func serve() -> Never {
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.bufferSize, alignment: 64)
+    while true {
+      let task = lock.withLock {
+        while taskHead == tasks.count { lock.wait() }
+        let task = tasks[taskHead]
+        taskHead += 1
+        if taskHead == tasks.count {
+          tasks.removeAll(keepingCapacity: true)
+          taskHead = 0
+        }
+        return task
+      }
+      task(buffer)
+    }
+  }
+
+  /// Items handed out one at a time to whichever thread asks next, so a thread slowed by a
+  /// large file leaves the rest to the others.
+  private final class Batch: @unchecked Sendable {
+    let count: Int
+    let body: @Sendable (Int, UnsafeMutableRawBufferPointer) -> Void
+    private let next = Atomic<Int>(0)
+    private let lock = ConditionLock()
+    /// Items done; guarded by `lock`.
+    private var finished = 0
+
+    init(count: Int, body: @escaping @Sendable (Int, UnsafeMutableRawBufferPointer) -> Void) {
+      self.count = count
+      self.body = body
+    }
+
+    func work(buffer: UnsafeMutableRawBufferPointer) {
+      var done = 0
+      while true {
+        let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
+        guard index < count else { break }
+        body(index, buffer)
+        done += 1
+      }
+      guard done > 0 else { return }
+      lock.withLock {
+        finished += done
+        if finished == count { lock.broadcast() }
+      }
+    }
+
+    func waitUntilDone() {
+      lock.withLock {
+        while finished < count { lock.wait() }
+      }
+    }
+  }
+}

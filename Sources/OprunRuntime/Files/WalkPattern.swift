@@ -1,0 +1,73 @@
+import Glibc
+import OprunCore
+
+/// A pattern ready for a walk: the folder it starts from and the components matched below it.
+struct WalkPattern {
+  /// Absolute and resolved: the pattern's literal prefix.
+  var base: String
+  var rest: [PathPatternComponent]
+  /// Only a folder matches it (it ended in `/`).
+  var namesFolder: Bool
+
+  init(_ pattern: PathPattern, from folder: String) {
+    let (prefix, rest) = pattern.literalPrefix
+    let start = pattern.isAbsolute ? "/" : folder
+    base = LexicalPath.resolve(prefix.joined(separator: "/"), from: start)
+    self.rest = rest
+    namesFolder = pattern.namesFolder
+  }
+
+  /// Where a walk stands in this pattern at a folder: which components come next.
+  struct Progress {
+    /// Indices into `rest`, closed over `**` matching nothing; `rest.count` when all matched.
+    var positions: [Int]
+    /// A folder above matched: every file below does.
+    var matchesEverything: Bool
+
+    static let everything = Progress(positions: [], matchesEverything: true)
+    var isLive: Bool { matchesEverything || !positions.isEmpty }
+  }
+
+  /// The progress at `base` itself, a folder.
+  var progressAtBase: Progress {
+    let start = closed([0])
+    return start.contains(rest.count) ? .everything : Progress(positions: start, matchesEverything: false)
+  }
+
+  /// Steps `progress` over the entry `name` in the folder it was reached at: whether the
+  /// entry (a folder when `isFolder`) is matched, and the progress inside it when a folder.
+  func step(_ progress: Progress, name: String, isFolder: Bool) -> (matched: Bool, inside: Progress) {
+    if progress.matchesEverything { return (true, .everything) }
+    var next: [Int] = []
+    for position in progress.positions where position < rest.count {
+      switch rest[position] {
+      case .anyDepth: next.append(position)
+      case .literal(let literal): if literal == name { next.append(position + 1) }
+      case .wildcard(let wildcard): if Self.fnmatches(wildcard, name) { next.append(position + 1) }
+      }
+    }
+    let positions = closed(next)
+    guard positions.contains(rest.count), !namesFolder || isFolder else {
+      return (false, Progress(positions: positions, matchesEverything: false))
+    }
+    return (true, .everything)
+  }
+
+  /// `positions` with every position after a `**` added (it may match nothing), each once.
+  private func closed(_ positions: [Int]) -> [Int] {
+    var result: [Int] = []
+    for var position in positions {
+      while !result.contains(position) {
+        result.append(position)
+        guard position < rest.count, rest[position] == .anyDepth else { break }
+        position += 1
+      }
+    }
+    return result
+  }
+
+  /// fnmatch(3) with no flags: `*` and `?` match a leading dot too, as SPEC §10 says.
+  static func fnmatches(_ pattern: String, _ name: String) -> Bool {
+    fnmatch(pattern, name, 0) == 0
+  }
+}
