@@ -65,8 +65,14 @@ extension QueueEngine {
       return
     }
     phase[job] = .ready
-    emitTransition(job, from: .pending, to: .ready, readyAfter: lastDependency)
-    if resumePlan?.decisions[job] == .resumed, !checksFiles[job], runConditionHolds(job) {
+    // --resume planned every dependency resumed; one that ran all the same (its files said
+    // so) makes this job run too.
+    let ranDependency =
+      resumePlan == nil ? nil : graph.jobs[job].dependencies.first { executedInRun[$0] }
+    emitTransition(
+      job, from: .pending, to: .ready, readyAfter: lastDependency,
+      decision: ranDependency.map { .runs(.dependencyRan($0)) })
+    if resumePlan?.decisions[job] == .resumed, ranDependency == nil, !checksFiles[job], runConditionHolds(job) {
       finishResumed(job)
       return
     }

@@ -32,6 +32,8 @@ final class JournalWriter: RunObserver {
   /// Where the listings of inputs go.
   private let listings: InputListings
   private var hasWarnedAboutListings = false
+  /// The digest of the inputs each job's record of this run names, by job name.
+  private(set) var recordedInputs: [String: String] = [:]
 
   /// A journal written to `descriptor` (the open file `file`), warning through `warn`.
   init(
@@ -125,17 +127,18 @@ final class JournalWriter: RunObserver {
     }
     if transition.resumed { line.field("resumed", true) }
     if transition.upToDate { line.field("up_to_date", true) }
-    if let files = transition.files { writeFiles(files) }
+    if let files = transition.files { writeFiles(files, of: transition) }
     line.close(newline: true)
   }
 
   /// What a success records of a job's files (SPEC §10): its inputs' digest, with their
   /// listing kept beside the journals; each output; its result; its dependencies' results.
-  private func writeFiles(_ files: FinishedFiles) {
+  private func writeFiles(_ files: FinishedFiles, of transition: Transition) {
     let recorded = files.recorded
     if !listings.keep(files.inputs, digest: recorded.inputs) {
       warnOnce("cannot keep the listing of inputs in '\(listings.path)'; a later run says less about what changed")
     }
+    recordedInputs[graph.jobs[transition.job].name] = recorded.inputs
     line.field("inputs", recorded.inputs)
     line.field("outputs", objects: recorded.outputs) { output, object in
       object.field("path", output.path)

@@ -19,6 +19,8 @@ final class RunSession {
   let loop = EventLoop()
   /// Hashes the files of jobs that declare inputs or outputs; its cache is saved at the end.
   private var hasher: FileHasher?
+  /// This run's journal, while one is kept.
+  private var journal: JournalWriter?
 
   init(
     graph: JobGraph, configuration: RunConfiguration, fingerprints: [JobFingerprint]?, resumePlan: ResumePlan?,
@@ -95,6 +97,7 @@ final class RunSession {
     control?.stopListening()
     let status = driver.finish()
     hasher?.cache.save()
+    if let journal, let fileRecords { removeListingsNoLongerNamed(after: journal, records: fileRecords) }
     control?.finish()
     output.drain(alongWith: { control?.isDrained ?? true })
     control?.close()
@@ -150,6 +153,21 @@ final class RunSession {
       force: configuration.force)
   }
 
+  /// The listings of inputs that only records this run replaced named: each job's newest
+  /// record now names the one this run wrote, or the one it had.
+  private func removeListingsNoLongerNamed(after journal: JournalWriter, records: [String: JournalRecord]) {
+    let written = journal.recordedInputs
+    guard !written.isEmpty else { return }
+    var named = Set(written.values)
+    var replaced = Set<String>()
+    for (name, record) in records {
+      guard let digest = record.files?.inputs else { continue }
+      if written[name] == nil { named.insert(digest) } else { replaced.insert(digest) }
+    }
+    let listings = InputListings(manifestPath: AbsolutePath.of(configuration.manifestPath))
+    for digest in replaced.subtracting(named) { listings.remove(digest: digest) }
+  }
+
   /// Adds the journal's writer to `driver`'s observers; or, when it cannot be kept, the
   /// warning to give (the run goes on without one).
   private func openJournal(of identity: RunIdentity, driver: RunDriver) -> String? {
@@ -159,10 +177,11 @@ final class RunSession {
     case .failure(let error):
       return "no journal of this run (\(error.message)); --resume will not know it"
     case .success(let (descriptor, file)):
-      driver.addObserver(
-        JournalWriter(
-          descriptor: descriptor, file: file, graph: graph, fingerprints: fingerprints, identity: identity,
-          arguments: configuration.arguments, targets: configuration.targets, warn: { driver.warn($0) }))
+      let writer = JournalWriter(
+        descriptor: descriptor, file: file, graph: graph, fingerprints: fingerprints, identity: identity,
+        arguments: configuration.arguments, targets: configuration.targets, warn: { driver.warn($0) })
+      journal = writer
+      driver.addObserver(writer)
       folder.prune(keeping: file, tracked: Set(graph.jobs.filter(\.tracksFiles).map(\.name)))
       return nil
     }
