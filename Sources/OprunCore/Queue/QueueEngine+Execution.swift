@@ -5,7 +5,7 @@ extension QueueEngine {
     precondition(phase[job] == .launching, "didStart(\(job)) for a job that was not launched")
     let now = clock()
     phase[job] = .executing
-    executedInRun[job] = true
+    if checksFiles[job] { breaksResumedChain[job] = true }
     executingSince[job] = now
     attemptTimedOut[job] = false
     emitTransition(job, from: .ready, to: .executing, at: now)

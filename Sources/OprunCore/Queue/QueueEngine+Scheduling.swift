@@ -66,13 +66,14 @@ extension QueueEngine {
     }
     phase[job] = .ready
     // --resume planned every dependency resumed; one that ran all the same (its files said
-    // so) makes this job run too.
-    let ranDependency =
-      resumePlan == nil ? nil : graph.jobs[job].dependencies.first { executedInRun[$0] }
+    // so) makes this job run too, and so on down.
+    let plannedResumed = resumePlan?.decisions[job] == .resumed
+    let ranDependency = plannedResumed ? graph.jobs[job].dependencies.first { breaksResumedChain[$0] } : nil
+    if ranDependency != nil { breaksResumedChain[job] = true }
     emitTransition(
       job, from: .pending, to: .ready, readyAfter: lastDependency,
       decision: ranDependency.map { .runs(.dependencyRan($0)) })
-    if resumePlan?.decisions[job] == .resumed, ranDependency == nil, !checksFiles[job], runConditionHolds(job) {
+    if plannedResumed, ranDependency == nil, !checksFiles[job], runConditionHolds(job) {
       finishResumed(job)
       return
     }

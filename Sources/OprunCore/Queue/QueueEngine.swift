@@ -70,8 +70,9 @@ public final class QueueEngine {
   let checksFiles: [Bool]
   /// Jobs waiting for their files to be looked at, not yet handed out by ``nextCheck()``.
   var checksToStart: [JobID] = []
-  /// The job reached executing in this run.
-  var executedInRun: [Bool]
+  /// Under `--resume`: the job runs although the plan counted on it being resumed — its files
+  /// decided it runs, or a dependency of it did — so what depends on it runs too.
+  var breaksResumedChain: [Bool]
   /// For a job being checked: the dependency whose finishing made it ready, for its ready transition.
   var readyAfter: [JobID?]
   var nextCheckIndex = 0
@@ -108,7 +109,7 @@ public final class QueueEngine {
     queues = graph.queues.map { QueueRuntime(maxConcurrent: $0.maxConcurrent) }
     outcomeCounts = Dictionary(uniqueKeysWithValues: Outcome.allCases.map { ($0, 0) })
     readyAfter = Array(repeating: nil, count: count)
-    executedInRun = Array(repeating: false, count: count)
+    breaksResumedChain = Array(repeating: false, count: count)
     checksFiles = checkingFiles ? graph.jobs.map(\.tracksFiles) : Array(repeating: false, count: count)
   }
 
