@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Deciding that nothing needs doing, over a big tree of inputs (numbers for docs/PERFORMANCE.md,
-# "Only what changed"): one job whose inputs are 10,000 files of 100 KB in 100 folders (977 MiB) and whose one
-# output is `out`; its command is `touch out` for every tool, so that a run that does run the job
-# leaves the output as oprun recorded it (same content) and as make wants it (newer).
+# Deciding that nothing needs doing, over a big tree of inputs (numbers for
+# docs/PERFORMANCE.md, "Only what changed"): one job whose inputs are 10,000 files of 100 KB in
+# 100 folders (977 MiB) and whose one output is `out`; its command is `touch out` for every tool,
+# so that a run that does run the job leaves the output as oprun recorded it (same content) and
+# as make wants it (newer).
 #  1. nothing changed: oprun, make (every file a prerequisite; with `-r`, since with its built-in
 #     rules make searches for a way to remake each of the 10,000 files, which takes it seconds),
 #     go-task by checksum (its default) and by timestamp, and a stat floor (`find -newer out`,
