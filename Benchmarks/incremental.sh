@@ -7,8 +7,8 @@
 #  1. nothing changed: oprun, make (every file a prerequisite; with `-r`, since with its built-in
 #     rules make searches for a way to remake each of the 10,000 files, which takes it seconds),
 #     go-task by checksum (its default) and by timestamp, and a stat floor (`find -newer out`,
-#     which stats every file), in one hyperfine run. oprun trusts its hash cache for a file whose size, times and inode are
-#     unchanged, so this is its stat cost plus its start-up and journal.
+#     which stats every file), in one hyperfine run. oprun trusts its hash cache for a file
+#     whose size, times and inode are unchanged, so this is its stat cost, start-up and journal.
 #  2. one input changed: before each round one file is edited (hyperfine's --prepare), so each
 #     tool re-decides and runs the job once: oprun hashes that one file, go-task by checksum
 #     every file, make and go-task by timestamp compare times.
@@ -72,10 +72,12 @@ EOF
   find data -type f | sort | sed 's/.*/  & \\/'
   printf '\n\ttouch out\n'
 } >Makefile
-printf 'version: "3"\ntasks:\n  default:\n    method: %s\n    sources: ["data/**/*"]\n    generates: [out]\n    cmds: [touch out]\n' \
-  checksum >Taskfile.yml
-printf 'version: "3"\ntasks:\n  default:\n    method: %s\n    sources: ["data/**/*"]\n    generates: [out]\n    cmds: [touch out]\n' \
-  timestamp >Taskfile-timestamp.yml
+taskfile() {
+  printf 'version: "3"\ntasks:\n  default:\n    method: %s\n' "$1"
+  printf '    sources: ["data/**/*"]\n    generates: [out]\n    cmds: [touch out]\n'
+}
+taskfile checksum >Taskfile.yml
+taskfile timestamp >Taskfile-timestamp.yml
 EDITED=data/d042/f042.dat
 
 # Every tool once with its state in place: each then has nothing to do.
@@ -84,7 +86,8 @@ touch out
 make -r -s >/dev/null
 "$TASK" -s >/dev/null
 "$TASK" -s -t Taskfile-timestamp.yml >/dev/null
-echo "$(date -u '+%Y-%m-%d %H:%M UTC') · $(nproc) cores · $(du -sh data | cut -f1) in $(find data -type f | wc -l) files"
+echo "$(date -u '+%Y-%m-%d %H:%M UTC') · $(nproc) cores ·" \
+  "$(du -sh data | cut -f1) in $(find data -type f | wc -l) files"
 
 echo "-- nothing changed"
 hyperfine -N --warmup 2 --runs "$RUNS" \
@@ -107,5 +110,6 @@ hyperfine -N --runs "$RUNS" \
 echo "-- cold hash cache: every input hashed again (the job stays up to date)"
 hyperfine -N --warmup 1 --runs "$COLD_RUNS" \
   --prepare "sh -c 'rm -f .oprun/hashes*'" -n "oprun, no hash cache" "$OPRUN -q jobs.yaml" \
-  --prepare "true" -n "sha256sum -P 2 (floor)" "sh -c 'find data -type f -print0 | xargs -0 -P 2 -n 500 sha256sum >/dev/null'" \
+  --prepare "true" -n "sha256sum -P 2 (floor)" \
+  "sh -c 'find data -type f -print0 | xargs -0 -P 2 -n 500 sha256sum >/dev/null'" \
   2>&1 | grep -E "^Benchmark|Time \("
