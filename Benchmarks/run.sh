@@ -14,5 +14,7 @@ echo "== the report page of a 10,000-job run in headless Chromium"
 Benchmarks/report.sh
 echo "== the journal's cost, and --resume of 100,000 jobs"
 Benchmarks/journal.sh
+echo "== only what changed: a no-op re-run over 10,000 input files against make, go-task and a stat floor"
+Benchmarks/incremental.sh
 echo "== memory: peak RSS of check and of a run at 10,000 and 100,000 jobs"
 Benchmarks/memory.sh

@@ -3,9 +3,11 @@ import Testing
 
 /// The feature examples in `jobs/` show what their comments say they show.
 @Suite struct ExamplesTests {
-  /// Runs `jobs/NAME` in a scratch folder of its own, with the event stream on.
-  private func run(_ name: String, _ extra: [String] = []) throws -> (Finished, EventLog, Scratch) {
-    let folder = try FixtureTests.scratchWithFixture(name)
+  /// Runs `jobs/NAME` in a scratch folder of its own (or in `folder`, again), with the event stream on.
+  private func run(_ name: String, _ extra: [String] = [], in folder: Scratch? = nil) throws -> (
+    Finished, EventLog, Scratch
+  ) {
+    let folder = try folder ?? FixtureTests.scratchWithFixture(name)
     let run = try runOprun(runArguments(extra, manifest: name), in: folder)
     let log = folder.events
     expectStreamContract(log)
@@ -142,6 +144,32 @@ import Testing
       #expect(run.stdout.contains(line + "\n"), "\(line)")
     }
     #expect(log.order(of: "executing") == ["db", "api", "web"])
+  }
+
+  @Test func aCommentOnlyEditCompilesOneObjectAgainButLinksNothing() throws {
+    let folder = try FixtureTests.scratchWithFixture("incremental.yaml")
+    let sources = packageRoot.appendingPathComponent("jobs/incremental").path
+    try FileManager.default.copyItem(atPath: sources, toPath: folder.path("incremental"))
+    try? FileManager.default.removeItem(atPath: folder.path("incremental/build"))
+    let (first, firstLog, _) = try run("incremental.yaml", in: folder)
+    #expect(first.status == 0, "\(first.stderr)")
+    #expect(
+      Set(firstLog.order(of: "executing")) == ["compile[main]", "compile[greet]", "compile[sum]", "link", "test"])
+    #expect(first.stdout.contains("test | hello from an incremental build: 6\n"))
+    #expect(folder.read("incremental/build/test.log") == "sum of 1, 2, 3 is 6: ok\n")
+    #expect(try run("incremental.yaml", in: folder).1.order(of: "executing").isEmpty)
+
+    let greet = "incremental/src/greet.c"
+    let source = try #require(folder.read(greet))
+    try folder.write(greet, source.replacingOccurrences(of: "edit this comment", with: "this comment was edited"))
+    let (_, commentLog, _) = try run("incremental.yaml", in: folder)
+    #expect(commentLog.order(of: "executing") == ["compile[greet]"])
+    #expect(commentLog.finish(of: "link")?["up_to_date"] as? Bool == true)
+
+    try folder.write(greet, source.replacingOccurrences(of: "an incremental build", with: "an edited build"))
+    let (edited, editedLog, _) = try run("incremental.yaml", in: folder)
+    #expect(editedLog.order(of: "executing") == ["compile[greet]", "link", "test"])
+    #expect(edited.stdout.contains("test | hello from an edited build: 6\n"))
   }
 
   @Test func interactiveJobsWithoutATerminalReadTheEndOfInputAndSucceed() throws {

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Deciding that nothing needs doing, over a big tree of inputs (numbers for
+# docs/PERFORMANCE.md, "Only what changed"): one job whose inputs are 10,000 files of 100 KB in
+# 100 folders (977 MiB) and whose one output is `out`; its command is `touch out` for every tool,
+# so that a run that does run the job leaves the output as oprun recorded it (same content) and
+# as make wants it (newer).
+#  1. nothing changed: oprun, make (every file a prerequisite; with `-r`, since with its built-in
+#     rules make searches for a way to remake each of the 10,000 files, which takes it seconds),
+#     go-task by checksum (its default) and by timestamp, and a stat floor (`find -newer out`,
+#     which stats every file), in one hyperfine run. oprun trusts its hash cache for a file
+#     whose size, times and inode are unchanged, so this is its stat cost, start-up and journal.
+#  2. one input changed: before each round one file is edited (hyperfine's --prepare), so each
+#     tool re-decides and runs the job once: oprun hashes that one file, go-task by checksum
+#     every file, make and go-task by timestamp compare times.
+#  3. a cold hash cache: `.oprun/hashes*` removed before each round, the journal kept, so oprun
+#     reads and hashes all 977 MiB (from the page cache: the tree was just read) and then finds
+#     the job up to date; it does not run it. (Removing the whole `.oprun/` would also run the job
+#     once, which measures a first run, not hashing.) Beside it, `sha256sum` on 2 processes: the
+#     floor of reading and hashing the same bytes.
+# The tree is generated once under $WORK (default /tmp/oprun-bench-incremental) and kept for the
+# next run of this script: delete it to start over. Needs hyperfine, make and python3 (with
+# venv); go-task comes from PyPI (go-task-bin) into .build-tools/go-task, fetched if missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+OPRUN=${OPRUN:-$PWD/.build/release/oprun}
+WORK=${WORK:-/tmp/oprun-bench-incremental}
+RUNS=${RUNS:-10}
+COLD_RUNS=${COLD_RUNS:-5}
+FOLDERS=100
+FILES_PER_FOLDER=100
+FILE_BYTES=102400
+need() { command -v "$1" >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null; }; }
+need hyperfine hyperfine
+need make make
+
+TASK_HOME=$ROOT/.build-tools/go-task
+TASK=$TASK_HOME/venv/bin/task
+if [ ! -x "$TASK" ]; then
+  echo "fetching go-task (go-task-bin from PyPI) into $TASK_HOME"
+  rm -rf "$TASK_HOME" && mkdir -p "$TASK_HOME"
+  python3 -m venv "$TASK_HOME/venv"
+  "$TASK_HOME/venv/bin/pip" install -q go-task-bin
+fi
+
+# The tree, its output and the three tools' manifests; `.complete` marks a tree fully written.
+if [ ! -f "$WORK/.complete" ]; then
+  echo "writing $((FOLDERS * FILES_PER_FOLDER)) files of $FILE_BYTES bytes under $WORK/data"
+  rm -rf "$WORK" && mkdir -p "$WORK"
+  python3 - "$WORK/data" "$FOLDERS" "$FILES_PER_FOLDER" "$FILE_BYTES" <<'PY'
+import os, sys
+root, folders, files, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+for d in range(folders):
+    folder = os.path.join(root, f"d{d:03}")
+    os.makedirs(folder)
+    for f in range(files):
+        with open(os.path.join(folder, f"f{f:03}.dat"), "wb") as out:
+            out.write(os.urandom(size))
+PY
+  touch "$WORK/.complete"
+fi
+cd "$WORK"
+cat >jobs.yaml <<'EOF'
+jobs:
+  big:
+    command: touch out
+    inputs: [data/]
+    outputs: [out]
+EOF
+{
+  echo 'out: \'
+  find data -type f | sort | sed 's/.*/  & \\/'
+  printf '\n\ttouch out\n'
+} >Makefile
+taskfile() {
+  printf 'version: "3"\ntasks:\n  default:\n    method: %s\n' "$1"
+  printf '    sources: ["data/**/*"]\n    generates: [out]\n    cmds: [touch out]\n'
+}
+taskfile checksum >Taskfile.yml
+taskfile timestamp >Taskfile-timestamp.yml
+EDITED=data/d042/f042.dat
+
+# Every tool once with its state in place: each then has nothing to do.
+touch out
+"$OPRUN" -q jobs.yaml >/dev/null
+make -r -s >/dev/null
+"$TASK" -s >/dev/null
+"$TASK" -s -t Taskfile-timestamp.yml >/dev/null
+echo "$(date -u '+%Y-%m-%d %H:%M UTC') · $(nproc) cores ·" \
+  "$(du -sh data | cut -f1) in $(find data -type f | wc -l) files"
+
+echo "-- nothing changed"
+hyperfine -N --warmup 2 --runs "$RUNS" \
+  -n oprun "$OPRUN -q jobs.yaml" \
+  -n make "make -r -s" \
+  -n "go-task (checksum)" "$TASK -s" \
+  -n "go-task (timestamp)" "$TASK -s -t Taskfile-timestamp.yml" \
+  -n "find -newer (stat floor)" "find data -type f -newer out" 2>&1 | grep -E "^Benchmark|Time \("
+
+# Each round edits the same file with new bytes of the same size, then the tool re-decides.
+edit="python3 -c 'import os; open(\"$EDITED\", \"wb\").write(os.urandom($FILE_BYTES))'"
+echo "-- one input changed (the job runs once per round)"
+hyperfine -N --runs "$RUNS" \
+  --prepare "$edit" -n oprun "$OPRUN -q jobs.yaml" \
+  --prepare "$edit" -n make "make -r -s" \
+  --prepare "$edit" -n "go-task (checksum)" "$TASK -s" \
+  --prepare "$edit" -n "go-task (timestamp)" "$TASK -s -t Taskfile-timestamp.yml" 2>&1 |
+  grep -E "^Benchmark|Time \("
+
+echo "-- cold hash cache: every input hashed again (the job stays up to date)"
+hyperfine -N --warmup 1 --runs "$COLD_RUNS" \
+  --prepare "sh -c 'rm -f .oprun/hashes*'" -n "oprun, no hash cache" "$OPRUN -q jobs.yaml" \
+  --prepare "true" -n "sha256sum -P 2 (floor)" \
+  "sh -c 'find data -type f -print0 | xargs -0 -P 2 -n 500 sha256sum >/dev/null'" \
+  2>&1 | grep -E "^Benchmark|Time \("

@@ -1,0 +1,535 @@
+import Foundation
+import Testing
+
+/// Doing only what changed (SPEC §10): jobs that declare `inputs` and `outputs` run only when
+/// what they read, what they wrote or what their dependencies produced changed. Each test counts
+/// which jobs executed (an `executing` transition) over several runs in one scratch folder.
+@Suite struct IncrementalTests {
+  /// Two generators that drop comment lines, a link of both, a test of the link, and a job
+  /// unrelated to the rest. `test` declares outputs only, so that the only thing that can make
+  /// it run again is what `link` produced.
+  static let build = """
+    jobs:
+      gen-a:
+        command: sed '/^#/d' a.txt > a.out
+        inputs: [a.txt]
+        outputs: [a.out]
+      gen-b:
+        command: sed '/^#/d' b.txt > b.out
+        inputs: [b.txt]
+        outputs: [b.out]
+      link:
+        command: cat a.out b.out > app
+        dependencies: [gen-a, gen-b]
+        inputs: [a.out, b.out]
+        outputs: [app]
+      test:
+        command: cat app > test.log
+        dependencies: [link]
+        outputs: [test.log]
+      other:
+        command: cat c.txt > c.out
+        inputs: [c.txt]
+        outputs: [c.out]
+    """
+
+  static let buildJobs: Set<String> = ["gen-a", "gen-b", "link", "test", "other"]
+
+  /// A folder holding `build` and its sources, run once: every job has a record.
+  static func builtFolder() throws -> Scratch {
+    let folder = try Scratch()
+    try folder.manifest(build)
+    try folder.write("a.txt", "alpha\n")
+    try folder.write("b.txt", "beta\n")
+    try folder.write("c.txt", "gamma\n")
+    let (first, log) = try folder.runJobs()
+    #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+    #expect(log.executedJobs == buildJobs)
+    return folder
+  }
+
+  // MARK: Nothing changed
+
+  @Test func aSecondRunRunsNothingAndSaysEachJobIsUpToDate() throws {
+    let folder = try Self.builtFolder()
+    let (second, log) = try folder.runJobs()
+    #expect(second.status == 0, "\(second.stderr)")
+    expectStreamContract(log)
+    #expect(log.executedJobs.isEmpty)
+    for job in Self.buildJobs.sorted() {
+      let finish = try #require(log.finish(of: job), "\(job)")
+      #expect(finish.string("outcome") == "succeeded", "\(job)")
+      #expect(finish["up_to_date"] as? Bool == true, "\(job)")
+      #expect(finish.string("from") == "ready", "\(job) goes from ready straight to finished")
+      #expect(log.why(job) == "up-to-date", "\(job)")
+      #expect(timelineLine(second.stdout, "finished", job)?.contains("up to date") == true, "\(job)")
+    }
+    #expect(folder.read("app") == "alpha\nbeta\n")
+  }
+
+  // MARK: Inputs
+
+  @Test func anEditedInputRunsItsJobAndWhatDependsOnItAndNothingElse() throws {
+    let folder = try Self.builtFolder()
+    try folder.write("a.txt", "alpha, edited\n")
+    let (run, log) = try folder.runJobs()
+    #expect(run.status == 0, "\(run.stderr)")
+    expectStreamContract(log)
+    #expect(log.executedJobs == ["gen-a", "link", "test"])
+    #expect(log.why("gen-a") == "input-changed")
+    #expect(log.reason("gen-a")?.contains("a.txt") == true, "\(log.reason("gen-a") ?? "no reason")")
+    #expect(log.why("test") == "dependency-changed")
+    #expect(log.why("gen-b") == "up-to-date")
+    #expect(log.why("other") == "up-to-date")
+    #expect(folder.read("test.log") == "alpha, edited\nbeta\n")
+    #expect(try folder.runJobs().1.executedJobs.isEmpty)
+  }
+
+  /// An edit that keeps the size, with the modification time put back as it was, made right
+  /// after the run that hashed the file: within the timestamp granularity of that hash, so the
+  /// hash cache must not trust what it saw. A `touch` changes times only and runs nothing.
+  @Test func aSameSizeEditWithItsTimeRestoredIsSeenAndATouchAloneRunsNothing() throws {
+    let folder = try Self.builtFolder()
+    try folder.shell("touch -r a.txt stamp && printf 'ALPHA\\n' > a.txt && touch -r stamp a.txt")
+    let (edited, log) = try folder.runJobs()
+    #expect(edited.status == 0, "\(edited.stderr)")
+    #expect(log.executedJobs == ["gen-a", "link", "test"])
+    #expect(log.why("gen-a") == "input-changed")
+    #expect(folder.read("app") == "ALPHA\nbeta\n")
+
+    // Once more, straight after a run that hashed the new content.
+    try folder.shell("touch -r a.txt stamp && printf 'alpha\\n' > a.txt && touch -r stamp a.txt")
+    #expect(try folder.runJobs().1.executedJobs == ["gen-a", "link", "test"])
+    #expect(folder.read("app") == "alpha\nbeta\n")
+
+    try folder.shell("touch a.txt b.txt c.txt a.out app")
+    let (touched, touchedLog) = try folder.runJobs()
+    #expect(touched.status == 0, "\(touched.stderr)")
+    #expect(touchedLog.executedJobs.isEmpty)
+  }
+
+  @Test func aFileAddedToOrRemovedFromAGlobRunsTheJob() throws {
+    let folder = try Scratch()
+    try folder.manifest(
+      """
+      jobs:
+        bundle:
+          command: cat src/*.txt > bundle
+          inputs: ["src/*.txt"]
+          outputs: [bundle]
+      """)
+    try folder.shell("mkdir src && echo one > src/one.txt && echo two > src/two.txt")
+    #expect(try folder.runJobs().1.executedJobs == ["bundle"])
+
+    try folder.write("src/three.txt", "three\n")
+    let (_, added) = try folder.runJobs()
+    #expect(added.executedJobs == ["bundle"])
+    #expect(added.why("bundle") == "input-added")
+    #expect(added.reason("bundle")?.contains("src/three.txt") == true, "\(added.reason("bundle") ?? "no reason")")
+    #expect(folder.read("bundle") == "one\nthree\ntwo\n")
+
+    try FileManager.default.removeItem(atPath: folder.path("src/two.txt"))
+    let (_, removed) = try folder.runJobs()
+    #expect(removed.executedJobs == ["bundle"])
+    #expect(removed.why("bundle") == "input-removed")
+    #expect(removed.reason("bundle")?.contains("src/two.txt") == true, "\(removed.reason("bundle") ?? "no reason")")
+
+    // A file the pattern does not match is no input.
+    try folder.write("src/notes.md", "not an input\n")
+    #expect(try folder.runJobs().1.executedJobs.isEmpty)
+  }
+
+  // MARK: Outputs
+
+  @Test func anOutputDeletedOrEditedRunsItsJobAndTheSameBytesAgainRunNothingAfterIt() throws {
+    let folder = try Self.builtFolder()
+    try FileManager.default.removeItem(atPath: folder.path("app"))
+    let (deleted, log) = try folder.runJobs()
+    #expect(deleted.status == 0, "\(deleted.stderr)")
+    #expect(log.executedJobs == ["link"], "link writes app again, byte for byte: test has nothing new")
+    #expect(log.why("link") == "output-missing")
+    #expect(log.reason("link")?.contains("app") == true, "\(log.reason("link") ?? "no reason")")
+    #expect(timelineLine(deleted.stdout, "ready", "link") == "runs: output app missing")
+
+    try folder.write("app", "tampered\n")
+    let (_, edited) = try folder.runJobs()
+    #expect(edited.executedJobs == ["link"])
+    #expect(edited.why("link") == "output-changed")
+    #expect(folder.read("app") == "alpha\nbeta\n")
+    #expect(try folder.runJobs().1.executedJobs.isEmpty)
+  }
+
+  @Test func aNewFileInAnOutputFolderOrAnEmptyOutputFolderRunsTheJob() throws {
+    let folder = try Scratch()
+    try folder.manifest(
+      """
+      jobs:
+        dist:
+          command: mkdir -p dist && cp in.txt dist/copy
+          inputs: [in.txt]
+          outputs: [dist/]
+      """)
+    try folder.write("in.txt", "in\n")
+    #expect(try folder.runJobs().1.executedJobs == ["dist"])
+    try folder.write("dist/stray", "stray\n")
+    #expect(try folder.runJobs().1.executedJobs == ["dist"])
+    try FileManager.default.removeItem(atPath: folder.path("dist/stray"))
+    try FileManager.default.removeItem(atPath: folder.path("dist/copy"))
+    let (_, empty) = try folder.runJobs()
+    #expect(empty.executedJobs == ["dist"])
+    #expect(empty.why("dist") == "output-missing")
+    #expect(folder.read("dist/copy") == "in\n")
+  }
+
+  // MARK: Early cutoff and dependencies
+
+  @Test func aDependencyThatRunsAgainAndWritesTheSameBytesDoesNotRunItsDependents() throws {
+    let folder = try Self.builtFolder()
+    try folder.write("a.txt", "# a comment the generator drops\nalpha\n")
+    let (run, log) = try folder.runJobs()
+    #expect(run.status == 0, "\(run.stderr)")
+    expectStreamContract(log)
+    #expect(log.executedJobs == ["gen-a"])
+    #expect(log.why("gen-a") == "input-changed")
+    #expect(log.why("link") == "up-to-date")
+    #expect(log.why("test") == "up-to-date")
+    #expect(log.finish(of: "link")?["up_to_date"] as? Bool == true)
+    #expect(try folder.runJobs().1.executedJobs.isEmpty)
+  }
+
+  @Test func aDependencyWithoutOutputsThatRunsMakesItsDependentsRunAndOnceItStopsTheyStop() throws {
+    let folder = try Scratch()
+    try folder.manifest(
+      """
+      jobs:
+        prepare:
+          command: cat p.txt
+          inputs: [p.txt]
+        use:
+          command: cat u.txt > u.out
+          dependencies: [prepare]
+          inputs: [u.txt]
+          outputs: [u.out]
+        stamp:
+          command: echo stamp
+        after:
+          command: cat u.txt > after.out
+          dependencies: [stamp]
+          inputs: [u.txt]
+          outputs: [after.out]
+      """)
+    try folder.write("p.txt", "p\n")
+    try folder.write("u.txt", "u\n")
+    #expect(try folder.runJobs().1.executedJobs == ["prepare", "use", "stamp", "after"])
+
+    // `stamp` declares nothing: it runs every time, and so does what depends on it.
+    let (_, quiet) = try folder.runJobs()
+    #expect(quiet.executedJobs == ["stamp", "after"])
+    #expect(quiet.why("after") == "dependency-ran")
+
+    try folder.write("p.txt", "p, edited\n")
+    let (_, edited) = try folder.runJobs()
+    #expect(edited.executedJobs == ["prepare", "use", "stamp", "after"])
+    #expect(edited.why("use") == "dependency-ran")
+
+    #expect(try folder.runJobs().1.executedJobs == ["stamp", "after"], "use is up to date once prepare is")
+  }
+
+  // MARK: Failure
+
+  @Test func aJobThatFailedRunsAgainEvenWithNothingChangedUntilItSucceeds() throws {
+    let folder = try Scratch()
+    try folder.manifest(
+      """
+      jobs:
+        build:
+          command: cp in.txt out && test -f fixed
+          inputs: [in.txt]
+          outputs: [out]
+      """)
+    try folder.write("in.txt", "in\n")
+    let (failed, _) = try folder.runJobs()
+    #expect(failed.status == 1)
+
+    let (again, log) = try folder.runJobs()
+    #expect(again.status == 1)
+    #expect(log.executedJobs == ["build"])
+    #expect(log.why("build") == "failed")
+
+    // `fixed` is no input: the job runs because its last run failed, and then succeeds.
+    folder.touch("fixed")
+    let (fixed, fixedLog) = try folder.runJobs()
+    #expect(fixed.status == 0, "\(fixed.stderr)")
+    #expect(fixedLog.executedJobs == ["build"])
+    #expect(fixedLog.why("build") == "failed")
+    #expect(try folder.runJobs().1.executedJobs.isEmpty)
+  }
+
+  @Test func aDeclaredOutputNotWrittenFailsTheJobWithExitCodeZeroAndRetriesAndOnFailureApply() throws {
+    let folder = try Scratch()
+    try folder.manifest(
+      """
+      jobs:
+        forgetful:
+          command: echo forgetful >> log; touch half
+          outputs: [half, never, gone]
+          retries: 2
+        after:
+          command: echo after >> log
+          dependencies: [forgetful]
+      """)
+    let (run, log) = try folder.runJobs()
+    #expect(run.status == 1)
+    expectStreamContract(log)
+    let finish = try #require(log.finish(of: "forgetful"))
+    #expect(finish.string("outcome") == "failed")
+    #expect(finish.int("exit_code") == 0)
+    #expect(Set(finish["missing_outputs"] as? [String] ?? []) == ["never", "gone"])
+    #expect(finish.int("attempt") == 3)
+    #expect(log.transitions(of: "forgetful", to: "executing").count == 3)
+    #expect(folder.runCounts["forgetful"] == 3)
+    let line = try #require(timelineLine(run.stdout, "finished", "forgetful"))
+    #expect(line.hasPrefix("failed") && line.contains("never") && line.contains("gone"), "\(line)")
+    // The default `on-failure: stop` cancels what has not started.
+    #expect(log.outcome(of: "after") == "cancelled")
+    #expect(!log.executed("after"))
+    #expect(log.finishedExitCode == 1)
+  }
+
+  // MARK: -n, clones, odd files
+
+  @Test func dryRunsChangeNothingTheNextRunDoesAndWriteNoJournal() throws {
+    let folder = try Self.builtFolder()
+    let control = try Self.builtFolder()
+    for place in [folder, control] { try place.write("a.txt", "alpha, edited\n") }
+
+    let before = folder.oprunState
+    let plans = try (1...2).map { _ in try runOprun(["-n", "jobs.yaml"], in: folder) }
+    for plan in plans { #expect(plan.status == 0, "\(plan.stderr)") }
+    #expect(plans[0].stdout == plans[1].stdout)
+    let reasons = planLines(plans[0].stdout)
+    #expect(reasons["gen-a"] == "runs: input a.txt changed")
+    #expect(reasons["gen-b"] == "up to date")
+    #expect(reasons["other"] == "up to date")
+    #expect(reasons["link"] == "runs if gen-a's outputs change")
+    #expect(reasons["test"]?.hasPrefix("runs if link's outputs change") == true, "\(reasons["test"] ?? "none")")
+    #expect(folder.oprunState == before, "-n writes nothing in .oprun/ but the hash cache")
+
+    let (run, log) = try folder.runJobs()
+    let (controlRun, controlLog) = try control.runJobs()
+    #expect(run.status == 0 && controlRun.status == 0)
+    #expect(log.executedJobs == ["gen-a", "link", "test"])
+    #expect(log.executedJobs == controlLog.executedJobs)
+    for job in Self.buildJobs.sorted() { #expect(log.why(job) == controlLog.why(job), "\(job)") }
+    #expect(try folder.runJobs().1.executedJobs.isEmpty)
+  }
+
+  @Test func aCopyInAnotherFolderWithItsOprunFolderRunsNothing() throws {
+    let folder = try Self.builtFolder()
+    let clone = try Scratch()
+    try runShell("cp -a \"$0\"/. \"$1\"", arguments: [folder.url.path, clone.url.path], in: clone)
+    let (run, log) = try clone.runJobs()
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(log.executedJobs.isEmpty)
+    for job in Self.buildJobs.sorted() { #expect(log.why(job) == "up-to-date", "\(job)") }
+
+    try clone.write("b.txt", "beta, edited in the copy\n")
+    #expect(try clone.runJobs().1.executedJobs == ["gen-b", "link", "test"])
+    #expect(try folder.runJobs().1.executedJobs.isEmpty, "the original is not touched by its copy")
+  }
+
+  @Test func aLinkLoopAFifoAndADeviceAmongInputsNeitherHangNorCrash() throws {
+    let folder = try Scratch()
+    try folder.manifest(
+      """
+      jobs:
+        odd:
+          command: cat data/real.txt > out
+          inputs: [data/, data/pipe, /dev/zero]
+          outputs: [out]
+      """)
+    try folder.shell(
+      "mkdir data && echo real > data/real.txt && ln -s . data/loop && ln -s /dev/zero data/zero && mkfifo data/pipe")
+    func run() throws -> (Finished, EventLog) {
+      let oprun = try OprunProcess(runArguments(), in: folder)
+      try waitUntil("oprun to finish", limit: 60) { !oprun.process.isRunning }
+      return (oprun.wait(), folder.events)
+    }
+    let (first, firstLog) = try run()
+    #expect(first.status == 0, "\(first.stderr)")
+    #expect(first.signal == nil)
+    expectStreamContract(firstLog)
+    #expect(firstLog.executedJobs == ["odd"])
+    #expect(folder.read("out") == "real\n")
+
+    let (second, secondLog) = try run()
+    #expect(second.status == 0, "\(second.stderr)")
+    #expect(secondLog.executedJobs.isEmpty)
+
+    try folder.write("data/real.txt", "edited\n")
+    #expect(try run().1.executedJobs == ["odd"])
+  }
+
+  // MARK: Flags
+
+  @Test func forceRunsEveryJobAndRecordsItAndWinsOverResume() throws {
+    let folder = try Self.builtFolder()
+    let (forced, log) = try folder.runJobs(["-B"])
+    #expect(forced.status == 0, "\(forced.stderr)")
+    #expect(log.executedJobs == Self.buildJobs)
+    #expect(log.why("gen-a") == "forced")
+    #expect(try folder.runJobs().1.executedJobs.isEmpty)
+    #expect(try folder.runJobs(["--force", "--resume"]).1.executedJobs == Self.buildJobs)
+    #expect(try folder.runJobs().1.executedJobs.isEmpty)
+  }
+
+  @Test func anUpToDateJobDoesNotRunItsCompletion() throws {
+    let folder = try Scratch()
+    try folder.manifest(
+      """
+      jobs:
+        copy:
+          command: cp in.txt out
+          inputs: [in.txt]
+          outputs: [out]
+          completion: echo completion >> log
+      """)
+    try folder.write("in.txt", "in\n")
+    #expect(try folder.runJobs().1.executedJobs == ["copy"])
+    let (second, log) = try folder.runJobs()
+    #expect(second.status == 0, "\(second.stderr)")
+    #expect(log.executedJobs.isEmpty)
+    #expect(log.named("completion").isEmpty)
+    #expect(folder.runCounts == ["completion": 1])
+  }
+
+  @Test func resumeNeverSimplyResumesAJobWithInputsOrOutputs() throws {
+    let folder = try Scratch()
+    try folder.manifest(
+      """
+      jobs:
+        plain:
+          command: echo plain
+        io:
+          command: cp in.txt out
+          inputs: [in.txt]
+          outputs: [out]
+      """)
+    try folder.write("in.txt", "in\n")
+    #expect(try folder.runJobs().1.executedJobs == ["plain", "io"])
+
+    try folder.write("in.txt", "in, edited\n")
+    let (resumed, log) = try folder.runJobs(["--resume"])
+    #expect(resumed.status == 0, "\(resumed.stderr)")
+    #expect(log.executedJobs == ["io"])
+    #expect(log.finish(of: "plain")?["resumed"] as? Bool == true)
+    #expect(log.finish(of: "io")?["resumed"] as? Bool != true)
+    #expect(log.why("io") == "input-changed")
+    #expect(folder.read("out") == "in, edited\n")
+
+    let (_, again) = try folder.runJobs(["-r"])
+    #expect(again.executedJobs.isEmpty)
+    #expect(again.finish(of: "io")?["up_to_date"] as? Bool == true)
+    #expect(again.finish(of: "io")?["resumed"] as? Bool != true)
+  }
+
+  // MARK: Matrix
+
+  @Test func matrixValuesAreFilledInInInputsAndOutputs() throws {
+    let folder = try Scratch()
+    try folder.manifest(
+      """
+      jobs:
+        build:
+          matrix: {part: [one, two]}
+          command: cp ${{ matrix.part }}.txt ${{ matrix.part }}.out
+          inputs: ["${{ matrix.part }}.txt"]
+          outputs: ["${{ matrix.part }}.out"]
+      """)
+    try folder.write("one.txt", "one\n")
+    try folder.write("two.txt", "two\n")
+    let (first, log) = try folder.runJobs()
+    #expect(first.status == 0, "\(first.stderr)")
+    #expect(log.executedJobs == ["build[one]", "build[two]"])
+    #expect(folder.read("one.out") == "one\n" && folder.read("two.out") == "two\n")
+
+    try folder.write("two.txt", "two, edited\n")
+    let (_, edited) = try folder.runJobs()
+    #expect(edited.executedJobs == ["build[two]"])
+    #expect(edited.reason("build[two]")?.contains("two.txt") == true)
+    try FileManager.default.removeItem(atPath: folder.path("one.out"))
+    let (_, missing) = try folder.runJobs()
+    #expect(missing.executedJobs == ["build[one]"])
+    #expect(missing.why("build[one]") == "output-missing")
+  }
+}
+
+// MARK: - Helpers
+
+extension Scratch {
+  /// Runs `jobs.yaml` here to its end with the event stream on, and reads the stream.
+  fileprivate func runJobs(_ extra: [String] = []) throws -> (Finished, EventLog) {
+    let run = try runOprun(runArguments(extra), in: self)
+    return (run, events)
+  }
+
+  /// Runs `script` with `/bin/sh` in this folder; it must succeed.
+  fileprivate func shell(_ script: String) throws {
+    try runShell(script, in: self)
+  }
+
+  /// Every file under `.oprun/` but the hash cache, with its content: what `-n` must leave alone.
+  fileprivate var oprunState: [String: Data] {
+    let root = path(".oprun")
+    var state: [String: Data] = [:]
+    let walker = FileManager.default.enumerator(atPath: root)
+    while let name = walker?.nextObject() as? String {
+      guard !name.hasPrefix("hashes") else { continue }
+      state[name] = FileManager.default.contents(atPath: root + "/" + name) ?? Data()
+    }
+    return state
+  }
+}
+
+/// Runs `script` with `/bin/sh -c`, `arguments` as `$0`, `$1`…, in `folder`; it must succeed.
+private func runShell(_ script: String, arguments: [String] = [], in folder: Scratch) throws {
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: "/bin/sh")
+  process.arguments = ["-c", script] + arguments
+  process.currentDirectoryURL = folder.url
+  try process.run()
+  process.waitUntilExit()
+  #expect(process.terminationStatus == 0, "sh -c \(script)")
+}
+
+extension EventLog {
+  /// The jobs that started executing in this run.
+  fileprivate var executedJobs: Set<String> {
+    Set(transitions.filter { $0.string("to") == "executing" }.compactMap { $0.string("job") })
+  }
+
+  /// The `why` code of `job`'s first transition (pending → ready).
+  fileprivate func why(_ job: String) -> String? { named("transition", job: job).first?.string("why") }
+
+  /// The `reason` text of `job`'s first transition.
+  fileprivate func reason(_ job: String) -> String? { named("transition", job: job).first?.string("reason") }
+}
+
+/// What follows the job's name on the first human line `TIME STATE JOB …` for `state` and `job`.
+private func timelineLine(_ output: String, _ state: String, _ job: String) -> String? {
+  for line in output.split(separator: "\n") {
+    let words = line.split(separator: " ")
+    if words.count >= 3, words[1] == state, words[2] == job { return words.dropFirst(3).joined(separator: " ") }
+  }
+  return nil
+}
+
+/// The plan of `-n`: each job's `up to date` or `runs…`, by name.
+private func planLines(_ output: String) -> [String: String] {
+  var reasons: [String: String] = [:]
+  for line in output.split(separator: "\n") {
+    guard let match = line.wholeMatch(of: /\s+\d+\. (\S+)\s+(.*)/) else { continue }
+    reasons[String(match.1)] = String(match.2)
+  }
+  return reasons
+}
