@@ -1,3 +1,4 @@
+import Glibc
 import OprunCore
 
 /// Which files a request takes, once its patterns are matched: each file's last matching
@@ -21,7 +22,9 @@ struct FileSelection {
     let manifestFolder = LexicalPath.resolve(request.manifestFolder, from: "/")
     let all = request.patterns + request.excluded
     var walk = FileSetWalk(
-      patterns: all.map { WalkPattern($0, from: folder) },
+      patterns: all.enumerated().map { index, pattern in
+        WalkPattern(pattern, from: folder, leadsWalk: index < request.patterns.count && !pattern.isExclusion)
+      },
       privateFolder: LexicalPath.resolve(".oprun", from: manifestFolder))
     walk.run()
     var matchedSome = Array(repeating: false, count: request.patterns.count)
@@ -34,7 +37,22 @@ struct FileSelection {
       let recorded = LexicalPath.relative(path, to: manifestFolder).flatMap { $0 == "." ? nil : $0 } ?? path
       files.append(File(path: path, recordedPath: recorded, found: found))
     }
-    files.sort { $0.recordedPath.utf8.lexicographicallyPrecedes($1.recordedPath.utf8) }
+    files.sort { ByteOrder.precedes($0.recordedPath, $1.recordedPath) }
     unmatchedPatterns = request.patterns.indices.filter { !request.patterns[$0].isExclusion && !matchedSome[$0] }
+  }
+}
+
+/// Paths ordered by their bytes, as `sort` and `ls` in the C locale order them.
+enum ByteOrder {
+  static func precedes(_ a: String, _ b: String) -> Bool {
+    var a = a
+    var b = b
+    return a.withUTF8 { a in
+      b.withUTF8 { b in
+        let shorter = min(a.count, b.count)
+        let common = shorter == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, shorter)
+        return common != 0 ? common < 0 : a.count < b.count
+      }
+    }
   }
 }

@@ -4,7 +4,8 @@ import OprunCore
 /// The files a list of patterns matches, found by walking each folder they start from once.
 ///
 /// Patterns starting from the same folder share one walk, and a walk passing through the
-/// folder another pattern starts from takes that pattern along from there. Walks do not
+/// folder another pattern starts from takes that pattern along from there. Only patterns
+/// that add files lead walks: one that removes files is matched where they go. Walks do not
 /// follow links; the folder a walk starts from is named directly and is followed.
 struct FileSetWalk {
   /// A file some pattern matched.
@@ -35,7 +36,8 @@ struct FileSetWalk {
     for (index, pattern) in patterns.enumerated() { waiting[pattern.base, default: []].append(index) }
     // Outermost first, so that a folder inside another is reached by the outer walk.
     for base in waiting.keys.sorted(by: { $0.utf8.count < $1.utf8.count }) {
-      guard let indices = waiting.removeValue(forKey: base) else { continue }
+      guard let indices = waiting[base], leadsWalk(indices) || !isFolder(base) else { continue }
+      waiting.removeValue(forKey: base)
       start(at: base, indices)
     }
   }
@@ -59,16 +61,16 @@ struct FileSetWalk {
   /// Matches the entries of `folder` against the patterns in progress there, descending
   /// into a folder while some pattern may still match below it, or starts from inside it.
   private mutating func walk(_ folder: String, _ progress: [(pattern: Int, progress: WalkPattern.Progress)]) {
-    guard let entries = FolderEntries.of(folder) else {
+    guard let listing = FolderEntries(folder) else {
       recordUnlistable(folder, progress.filter { $0.progress.matchesEverything }.map(\.pattern))
       return
     }
-    for entry in entries {
+    for entry in listing.entries {
       let path = folder == "/" ? "/" + entry.name : folder + "/" + entry.name
       if path == privateFolder { continue }
       var lazyStatus: FileStatus?
       func status() -> FileStatus? {
-        if lazyStatus == nil { lazyStatus = FileStatus.of(path, followingLink: false) }
+        if lazyStatus == nil { lazyStatus = listing.status(of: entry.name) }
         return lazyStatus
       }
       let isFolder = entry.type == DT_DIR || (entry.type == DT_UNKNOWN && status()?.isFolder == true)
@@ -83,7 +85,7 @@ struct FileSetWalk {
         if let starting = waiting.removeValue(forKey: path) {
           inside += starting.map { ($0, patterns[$0].progressAtBase) }
         }
-        if !inside.isEmpty || waitsBelow(path) { walk(path, inside) }
+        if leadsWalk(inside.map(\.pattern)) || waitsBelow(path) { walk(path, inside) }
       } else if !matched.isEmpty, let status = status() {
         for index in matched { record(path, status, followsLink: false, pattern: index) }
       }
@@ -98,13 +100,23 @@ struct FileSetWalk {
     for index in patterns { record(folder, status, followsLink: false, pattern: index) }
   }
 
-  /// Whether some pattern not yet started starts below `folder`.
+  /// Whether some pattern that leads walks and has not started yet starts below `folder`.
   private func waitsBelow(_ folder: String) -> Bool {
-    waiting.keys.contains { LexicalPath.isWithin($0, folder) }
+    waiting.contains { base, indices in leadsWalk(indices) && LexicalPath.isWithin(base, folder) }
   }
 
+  private func leadsWalk(_ indices: [Int]) -> Bool { indices.contains { patterns[$0].leadsWalk } }
+
+  private func isFolder(_ path: String) -> Bool { FileStatus.of(path, followingLink: true)?.isFolder == true }
+
   private mutating func record(_ path: String, _ status: FileStatus, followsLink: Bool, pattern: Int) {
-    if found[path] == nil { found[path] = Found(status: status, followsLink: followsLink, patterns: []) }
-    if !found[path]!.patterns.contains(pattern) { found[path]!.patterns.append(pattern) }
+    let fresh = Found(status: status, followsLink: followsLink, patterns: [])
+    found[path, default: fresh].patterns.appendIfAbsent(pattern)
+  }
+}
+
+extension Array where Element == Int {
+  fileprivate mutating func appendIfAbsent(_ index: Int) {
+    if !contains(index) { append(index) }
   }
 }

@@ -22,7 +22,7 @@ public final class FileSnapshotDelivery {
     self.loop = loop
     wakeUpReader = descriptors[0]
     mailbox = Mailbox(wakeUpWriter: descriptors[1])
-    loop.watch(fd: wakeUpReader) { [unowned self] in deliverArrived() }
+    loop.watch(fd: wakeUpReader) { [weak self] in self?.deliverArrived() }
   }
 
   /// Whether some snapshot asked for has not been delivered yet.

@@ -8,13 +8,17 @@ struct WalkPattern {
   var rest: [PathPatternComponent]
   /// Only a folder matches it (it ended in `/`).
   var namesFolder: Bool
+  /// It adds files, so folders are walked for it. A pattern that only removes files (an
+  /// exclusion, a job's outputs) is matched where others lead the walk, never leads it.
+  var leadsWalk: Bool
 
-  init(_ pattern: PathPattern, from folder: String) {
+  init(_ pattern: PathPattern, from folder: String, leadsWalk: Bool) {
     let (prefix, rest) = pattern.literalPrefix
     let start = pattern.isAbsolute ? "/" : folder
     base = LexicalPath.resolve(prefix.joined(separator: "/"), from: start)
     self.rest = rest
     namesFolder = pattern.namesFolder
+    self.leadsWalk = leadsWalk
   }
 
   /// Where a walk stands in this pattern at a folder: which components come next.

@@ -48,6 +48,14 @@ import Testing
     #expect(try tree.paths(["."]) == ["include/a.h", "include/sys/b.h", "notes", "src/sub/deep.c"])
   }
 
+  @Test func aPatternStartingInsideAnothersWalkIsMatchedOnTheWay() throws {
+    let tree = try FileTree()
+    for name in ["a.c", "include/x.h", "include/sys/y.h", "src/b.c"] { tree.write(name) }
+    #expect(try tree.paths(["**/*.c", "include/"]) == ["a.c", "include/sys/y.h", "include/x.h", "src/b.c"])
+    #expect(try tree.paths(["src/", "src/b.c", "**/*.h"]) == ["include/sys/y.h", "include/x.h", "src/b.c"])
+    #expect(try tree.paths(["**/*.c", "!src/"]) == ["a.c"])
+  }
+
   @Test func anExclusionRemovesOnlyWhatThePatternsBeforeItMatched() throws {
     let tree = try FileTree()
     for name in ["src/a.c", "src/a_test.c", "src/gen/b.c", "src/gen/keep.c"] { tree.write(name) }

@@ -78,7 +78,7 @@ final class FileTree {
     var status = stat()
     guard lstat(path, &status) == 0 else { return }
     if status.st_mode & S_IFMT == S_IFDIR {
-      for entry in FolderEntries.of(path) ?? [] { removeRecursively(path + "/" + entry.name) }
+      for entry in FolderEntries(path)?.entries ?? [] { removeRecursively(path + "/" + entry.name) }
       rmdir(path)
     } else {
       unlink(path)
