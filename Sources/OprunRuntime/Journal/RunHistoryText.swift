@@ -41,7 +41,7 @@ public enum RunHistoryText {
       journal.records.map { record in
         let ran = record.exitCode != nil || record.signal != nil
         return [
-          DisplayText.escaped(record.job), record.outcome.word + (record.resumed ? " (resumed)" : ""),
+          DisplayText.escaped(record.job), record.outcome.word + (record.resumed ? " (resumed)" : record.upToDate ? " (up to date)" : ""),
           status(of: record), journal.header.map { TimeText.timestamp(record.start - $0.start) } ?? "-",
           ran ? TimeText.duration(record.duration) : "-", JobFingerprint.text(of: record.fingerprint),
         ]
