@@ -87,7 +87,7 @@ test-tsan: test-tsan-unit
 # The unit half of test-tsan alone (what CI runs: the end-to-end half takes as long as make test).
 test-tsan-unit: test-deps
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
-	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --filter '$(UNIT_TESTS)(Queue|Execution|Reporting|RunDriver|Control|JSON)'
+	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --filter '$(UNIT_TESTS)(Queue|Execution|Reporting|RunDriver|Control|JSON|File|HashCache)'
 
 # The torture campaign (Tests/EndToEndTests/TortureTests.swift): SEEDS random runs from FIRST,
 # or SEED alone, against OPRUN when set (e.g. the release binary), else the debug build. Each
@@ -131,7 +131,7 @@ test-asan: test-asan-unit
 test-asan-unit: test-deps
 	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
 	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan \
-	  --filter '$(UNIT_TESTS)(Queue|Execution|Reporting|RunDriver|Control|JSON|Manifest)'
+	  --filter '$(UNIT_TESTS)(Queue|Execution|Reporting|RunDriver|Control|JSON|Manifest|File|HashCache)'
 
 bench: build
 	$(SWIFT) build $(RELEASE_FLAGS) --product oprun-bench

@@ -11,7 +11,8 @@
 #     whose size, times and inode are unchanged, so this is its stat cost, start-up and journal.
 #  2. one input changed: before each round one file is edited (hyperfine's --prepare), so each
 #     tool re-decides and runs the job once: oprun hashes that one file, go-task by checksum
-#     every file, make and go-task by timestamp compare times.
+#     every file, make and go-task by timestamp compare times. `oprun -n` first: the decision
+#     alone (the walk, one file hashed, the reason), without running the job or recording it.
 #  3. a cold hash cache: `.oprun/hashes*` removed before each round, the journal kept, so oprun
 #     reads and hashes all 977 MiB (from the page cache: the tree was just read) and then finds
 #     the job up to date; it does not run it. (Removing the whole `.oprun/` would also run the job
@@ -101,6 +102,7 @@ hyperfine -N --warmup 2 --runs "$RUNS" \
 edit="python3 -c 'import os; open(\"$EDITED\", \"wb\").write(os.urandom($FILE_BYTES))'"
 echo "-- one input changed (the job runs once per round)"
 hyperfine -N --runs "$RUNS" \
+  --prepare "$edit" -n "oprun -n (the decision alone)" "$OPRUN -n jobs.yaml" \
   --prepare "$edit" -n oprun "$OPRUN -q jobs.yaml" \
   --prepare "$edit" -n make "make -r -s" \
   --prepare "$edit" -n "go-task (checksum)" "$TASK -s" \
