@@ -21,22 +21,37 @@ public final class HashCache: Sendable {
 
   /// The file holding the cache; nil for one kept in memory only.
   let file: String?
-  private let state: Locked<(entries: [String: Entry], changed: Bool)>
+  /// The saved entries, read on a hashing thread while the run starts and the files are
+  /// walked; taken into `state` at its first use.
+  private let loading: PendingValue<[String: Entry]>?
+  private let state: Locked<(entries: [String: Entry], changed: Bool, loaded: Bool)>
 
   /// The cache saved in `folder` (a manifest's `.oprun`), or an empty one when there is
   /// none, or it is damaged or from another version; nil `folder` keeps it in memory only.
   public init(folder: String?) {
-    file = folder.map { $0 + "/hashes" }
-    let entries = file.flatMap { HashCacheFormat.load(from: $0) } ?? [:]
-    state = Locked((entries, false))
+    let file = folder.map { $0 + "/hashes" }
+    self.file = file
+    loading = file.map { file in PendingValue(on: HashingPool.shared) { HashCacheFormat.load(from: file) ?? [:] } }
+    state = Locked(([:], false, loading == nil))
+  }
+
+  /// `body` given the state, once the saved entries are in it.
+  private func withLoadedState<T>(_ body: (inout (entries: [String: Entry], changed: Bool, loaded: Bool)) -> T) -> T {
+    state.withLock { state in
+      if !state.loaded, let loading {
+        state.entries = loading.value
+        state.loaded = true
+      }
+      return body(&state)
+    }
   }
 
   /// How many files it knows.
-  public var count: Int { state.withLock { $0.entries.count } }
+  public var count: Int { withLoadedState { $0.entries.count } }
 
   /// The digest recorded for `path` if its file, now `status`, cannot have changed since.
   func digest(of path: String, status: FileStatus) -> String? {
-    guard let entry = state.withLock({ $0.entries[path] }), Self.trusts(entry, now: status) else { return nil }
+    guard let entry = withLoadedState({ $0.entries[path] }), Self.trusts(entry, now: status) else { return nil }
     return entry.digest
   }
 
@@ -52,7 +67,7 @@ public final class HashCache: Sendable {
 
   /// Records what reading `path` gave.
   func record(_ path: String, _ entry: Entry) {
-    state.withLock { state in
+    withLoadedState { state in
       guard state.entries[path] != entry else { return }
       state.entries[path] = entry
       state.changed = true
@@ -64,7 +79,7 @@ public final class HashCache: Sendable {
   /// cannot be written is done without: the cache only saves time.
   public func save() {
     guard let file else { return }
-    let entries: [String: Entry]? = state.withLock { state in
+    let entries: [String: Entry]? = withLoadedState { state in
       guard state.changed else { return nil }
       state.changed = false
       return state.entries

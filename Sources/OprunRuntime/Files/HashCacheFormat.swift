@@ -27,6 +27,8 @@ enum HashCacheFormat {
   private static func decode(_ bytes: UnsafeRawBufferPointer.SubSequence) -> [String: HashCache.Entry]? {
     let raw = UnsafeRawBufferPointer(rebasing: bytes)
     var entries: [String: HashCache.Entry] = [:]
+    // An entry takes about 150 bytes: growing the table as it fills would rehash it often.
+    entries.reserveCapacity(raw.count / 150)
     var offset = 0
     func number(_ index: Int, after start: Int) -> Int64 {
       Int64(littleEndian: raw.loadUnaligned(fromByteOffset: start + index * 8, as: Int64.self))
@@ -58,7 +60,7 @@ enum HashCacheFormat {
     var bytes = header
     bytes.reserveCapacity(header.count + entries.count * 200)
     for (path, entry) in entries { append(path, entry, to: &bytes) }
-    bytes += rawSHA256(bytes)
+    bytes += rawSHA256(bytes[...])
     mkdir(PathParts.folder(of: file), 0o755)
     let temporary = file + ".\(getpid()).new"
     let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
@@ -96,9 +98,9 @@ enum HashCacheFormat {
     return true
   }
 
-  private static func rawSHA256(_ bytes: some Collection<UInt8>) -> [UInt8] {
+  private static func rawSHA256(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
     var hasher = SHA256()
-    Array(bytes).withUnsafeBytes { hasher.update(bufferPointer: $0) }
+    bytes.withUnsafeBytes { hasher.update(bufferPointer: $0) }
     return Array(hasher.finalize())
   }
 }
