@@ -74,11 +74,10 @@ extension RunDriver {
       dependencyResults: graph.jobs[job].dependencies.map { results[$0] ?? .ran(recorded: "") })
     fileChecks[job]?.check = check
     let decision = tracking.force ? RunDecision.runs(.forced) : check.decision(in: graph)
-    if decision == .upToDate, let recorded = record?.files {
+    if decision == .upToDate {
       results[job] = check.resultWhenUpToDate(in: graph)
-      var carried = check.recordedFiles(outputs: outputs, in: graph)
-      carried.outputs = recorded.outputs
-      finishedFiles[job] = FinishedFiles(recorded: carried, inputs: inputs.files)
+      // Up to date: its outputs are the recorded ones, file for file, so this carries them forward.
+      finishedFiles[job] = FinishedFiles(recorded: check.recordedFiles(outputs: outputs, in: graph), inputs: inputs.files)
     }
     engine.checked(job, decision: decision)
   }
