@@ -22,10 +22,16 @@ public enum LexicalPath {
   public static func relative(_ path: String, to folder: String) -> String? {
     if path == folder { return "." }
     if folder == "/" { return String(path.dropFirst()) }
-    guard path.hasPrefix(folder), path.utf8.dropFirst(folder.utf8.count).first == UInt8(ascii: "/") else {
-      return nil
+    // By bytes: a path is a name, not text, and two spellings of one letter are two files.
+    var (path, folder) = (path, folder)
+    return path.withUTF8 { path in
+      folder.withUTF8 { folder in
+        guard path.count > folder.count, path[folder.count] == UInt8(ascii: "/"),
+          UnsafeBufferPointer(rebasing: path[..<folder.count]).elementsEqual(folder)
+        else { return nil }
+        return String(decoding: UnsafeBufferPointer(rebasing: path[(folder.count + 1)...]), as: UTF8.self)
+      }
     }
-    return String(path.utf8.dropFirst(folder.utf8.count + 1))!
   }
 
   /// Whether `path` is `folder` or under it (both resolved and absolute).

@@ -29,6 +29,13 @@ final class ConditionLock: @unchecked Sendable {
   func wait() { pthread_cond_wait(condition, mutex) }
 
   func broadcast() { pthread_cond_broadcast(condition) }
+
+  /// `body` run with the lock let go; call it holding the lock, inside `withLock`.
+  func unlocked<T>(_ body: () throws -> T) rethrows -> T {
+    pthread_mutex_unlock(mutex)
+    defer { pthread_mutex_lock(mutex) }
+    return try body()
+  }
 }
 
 /// A value threads share, reached only under its lock.

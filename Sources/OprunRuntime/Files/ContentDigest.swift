@@ -83,15 +83,25 @@ extension FileSnapshot {
   /// The hash of every record's path, kind and digest, each field ended by a NUL (which no
   /// path, kind or digest holds), so that no two lists give the same bytes.
   static func digest(of files: [FileRecord]) -> String {
+    var hasher = SHA256()
     var bytes: [UInt8] = []
-    for file in files {
-      bytes += file.path.utf8
-      bytes.append(0)
-      bytes += file.kind.rawValue.utf8
-      bytes.append(0)
-      bytes += file.digest.utf8
+    bytes.reserveCapacity(1 << 16)
+    func add(_ text: String) {
+      var text = text
+      text.withUTF8 { bytes.append(contentsOf: $0) }
       bytes.append(0)
     }
-    return ContentDigest.of(bytes)
+    for file in files {
+      add(file.path)
+      add(file.kind.rawValue)
+      add(file.digest)
+      // Hashed a piece at a time, so that a large listing is never held whole.
+      if bytes.count >= 1 << 16 {
+        bytes.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+        bytes.removeAll(keepingCapacity: true)
+      }
+    }
+    bytes.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+    return ContentDigest.hex(hasher.finalize())
   }
 }

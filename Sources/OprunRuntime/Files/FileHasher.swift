@@ -42,28 +42,10 @@ public final class FileHasher: Sendable {
   /// The snapshot of `request`, reading on this thread through `buffer`.
   func snapshot(_ request: FileSetRequest, buffer: UnsafeMutableRawBufferPointer) -> FileSnapshot {
     let selection = FileSelection(request)
-    var records = selection.files.map { file in
-      FileRecord(path: file.recordedPath, kind: file.found.status.kind, digest: "")
-    }
-    var toRead: [Int] = []
-    for (index, file) in selection.files.enumerated() {
-      switch records[index].kind {
-      case .file:
-        if let digest = cache.digest(of: file.recordedPath, status: file.found.status) {
-          records[index].digest = digest
-        } else {
-          toRead.append(index)
-        }
-      case .link:
-        if let digest = ContentDigest.ofLink(file.path) {
-          records[index].digest = digest
-        } else {
-          records[index].kind = .unreadable
-        }
-      case .fifo, .device, .socket, .unreadable: break
-      }
-    }
-    for (index, reading) in zip(toRead, readAll(toRead.map { selection.files[$0] }, buffer: buffer)) {
+    let files = selection.files
+    var records = recordsKnown(files, buffer: buffer)
+    let toRead = records.indices.filter { records[$0].kind == .file && records[$0].digest.isEmpty }
+    for (index, reading) in zip(toRead, readAll(toRead.map { files[$0] }, buffer: buffer)) {
       records[index].kind = reading.kind
       records[index].digest = reading.digest
       if let status = reading.status, reading.kind == .file {
@@ -73,10 +55,37 @@ public final class FileHasher: Sendable {
     return FileSnapshot(files: records, unmatchedPatterns: selection.unmatchedPatterns)
   }
 
+  /// The record of each of `files` as far as it is known without reading content: a
+  /// regular file the cache cannot vouch for has an empty digest. Looked up across the
+  /// hashing threads and this one, a slice each: on a large set the lookups cost as much as
+  /// the walk.
+  private func recordsKnown(_ files: [FileSelection.File], buffer: UnsafeMutableRawBufferPointer) -> [FileRecord] {
+    let sliceSize = 1024
+    let slices = Slots<[FileRecord]>(count: (files.count + sliceSize - 1) / sliceSize)
+    let cache = cache
+    pool.forEach(slices.count, callerBuffer: buffer) { slice, _ in
+      let range = slice * sliceSize..<min(files.count, (slice + 1) * sliceSize)
+      slices.put(slice, range.map { Self.recordKnown(files[$0], cache: cache) })
+    }
+    return slices.all.flatMap { $0 }
+  }
+
+  private static func recordKnown(_ file: FileSelection.File, cache: HashCache) -> FileRecord {
+    var record = FileRecord(path: file.recordedPath, kind: file.found.status.kind, digest: "")
+    switch record.kind {
+    case .file:
+      record.digest = cache.digest(of: file.recordedPath, status: file.found.status) ?? ""
+    case .link:
+      if let digest = ContentDigest.ofLink(file.path) { record.digest = digest } else { record.kind = .unreadable }
+    case .fifo, .device, .socket, .unreadable: break
+    }
+    return record
+  }
+
   /// The contents of `files`, read across the hashing threads and this one.
   private func readAll(_ files: [FileSelection.File], buffer: UnsafeMutableRawBufferPointer) -> [ContentDigest.Reading]
   {
-    let readings = ReadingSlots(count: files.count)
+    let readings = Slots<ContentDigest.Reading>(count: files.count)
     let clock = clock
     pool.forEach(files.count, callerBuffer: buffer) { index, buffer in
       let file = files[index]
@@ -93,14 +102,16 @@ public final class FileHasher: Sendable {
   }
 }
 
-/// One slot per file, each written by the one thread that read that file, read once all are.
-private final class ReadingSlots: @unchecked Sendable {
-  private var slots: [ContentDigest.Reading?]
+/// One slot per item, each written by the one thread that made that item, read once all are.
+private final class Slots<Value>: @unchecked Sendable {
+  private var slots: [Value?]
   private let lock = ConditionLock()
 
   init(count: Int) { slots = Array(repeating: nil, count: count) }
 
-  func put(_ index: Int, _ reading: ContentDigest.Reading) { lock.withLock { slots[index] = reading } }
+  var count: Int { lock.withLock { slots.count } }
 
-  var all: [ContentDigest.Reading] { lock.withLock { slots.map { $0! } } }
+  func put(_ index: Int, _ value: Value) { lock.withLock { slots[index] = value } }
+
+  var all: [Value] { lock.withLock { slots.map { $0! } } }
 }

@@ -21,30 +21,70 @@ struct FileSelection {
     let folder = LexicalPath.resolve(request.folder, from: "/")
     let manifestFolder = LexicalPath.resolve(request.manifestFolder, from: "/")
     let all = request.patterns + request.excluded
-    var walk = FileSetWalk(
+    let walk = FileSetWalk(
       patterns: all.enumerated().map { index, pattern in
         WalkPattern(pattern, from: folder, leadsWalk: index < request.patterns.count && !pattern.isExclusion)
       },
       privateFolder: LexicalPath.resolve(".oprun", from: manifestFolder))
-    walk.run()
-    var matchedSome = Array(repeating: false, count: request.patterns.count)
-    for (path, found) in walk.found {
-      let patterns = found.patterns.sorted()
-      for index in patterns where index < request.patterns.count { matchedSome[index] = true }
-      guard let decisive = patterns.last(where: { $0 < request.patterns.count }),
-        !request.patterns[decisive].isExclusion, !patterns.contains(where: { $0 >= request.patterns.count })
-      else { continue }
-      let recorded = LexicalPath.relative(path, to: manifestFolder).flatMap { $0 == "." ? nil : $0 } ?? path
-      files.append(File(path: path, recordedPath: recorded, found: found))
+    let runs = walk.run().map { run in
+      Self.sortedByRecordedPath(
+        run.map { path, found in
+          let recorded = LexicalPath.relative(path, to: manifestFolder).flatMap { $0 == "." ? nil : $0 } ?? path
+          return File(path: path, recordedPath: recorded, found: found)
+        })
     }
-    files = Self.sortedByRecordedPath(files)
+    var matchedSome = Array(repeating: false, count: request.patterns.count)
+    for file in Self.merged(runs) {
+      let patterns = file.found.patterns
+      patterns.forEach { if $0 < request.patterns.count { matchedSome[$0] = true } }
+      guard let decisive = patterns.last(below: request.patterns.count), !request.patterns[decisive].isExclusion,
+        !patterns.contains(atLeast: request.patterns.count)
+      else { continue }
+      files.append(file)
+    }
     unmatchedPatterns = request.patterns.indices.filter { !request.patterns[$0].isExclusion && !matchedSome[$0] }
   }
 
-  /// `files` in the byte order of their recorded paths. Their indices are sorted over one
-  /// buffer holding every path's bytes: sorting the files themselves retains and releases
-  /// their strings at each comparison and move, which on a large set cost more than the walk.
+  /// The files of `runs` (each in the byte order of recorded paths) in that order, each
+  /// path once: a file found from two starts is kept as first found, with the patterns of
+  /// both.
+  private static func merged(_ runs: [[File]]) -> [File] {
+    if runs.count <= 1 { return runs.first ?? [] }
+    var heads = Array(repeating: 0, count: runs.count)
+    var merged: [File] = []
+    merged.reserveCapacity(runs.reduce(0) { $0 + $1.count })
+    while true {
+      // The run whose next file comes first; the earliest run of those that tie.
+      var first: Int?
+      for run in runs.indices where heads[run] < runs[run].count {
+        if let best = first,
+          !ByteOrder.precedes(runs[run][heads[run]].recordedPath, runs[best][heads[best]].recordedPath)
+        {
+          continue
+        }
+        first = run
+      }
+      guard let first else { return merged }
+      let file = runs[first][heads[first]]
+      heads[first] += 1
+      if let last = merged.last, last.recordedPath == file.recordedPath {
+        merged[merged.count - 1].found.patterns.formUnion(file.found.patterns)
+      } else {
+        merged.append(file)
+      }
+    }
+  }
+
+  /// `files` in the byte order of their recorded paths, each path once. A walk from one
+  /// start gives them in that order already, but for a folder that could not be listed
+  /// (recorded where its files would be) or one outside the manifest's folder. Their indices are sorted over one buffer holding every path's bytes: sorting
+  /// the files themselves retains and releases their strings at each comparison and move,
+  /// which on a large set cost more than the walk.
   private static func sortedByRecordedPath(_ files: [File]) -> [File] {
+    let inOrder = files.indices.dropFirst().allSatisfy { index in
+      ByteOrder.precedes(files[index - 1].recordedPath, files[index].recordedPath)
+    }
+    if inOrder { return files }
     var bytes: [UInt8] = []
     var ranges: [Range<Int>] = []
     ranges.reserveCapacity(files.count)
@@ -54,15 +94,22 @@ struct FileSelection {
       ranges.append(start..<bytes.count)
     }
     var order = Array(files.indices)
+    var sorted: [File] = []
+    sorted.reserveCapacity(files.count)
     bytes.withUnsafeBufferPointer { bytes in
-      ranges.withUnsafeBufferPointer { ranges in
-        order.sort { a, b in
-          ByteOrder.precedes(
-            UnsafeBufferPointer(rebasing: bytes[ranges[a]]), UnsafeBufferPointer(rebasing: bytes[ranges[b]]))
+      func path(_ index: Int) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: bytes[ranges[index]]) }
+      order.sort { a, b in ByteOrder.precedes(path(a), path(b)) }
+      var previous: Int?
+      for index in order {
+        if let previous, !ByteOrder.precedes(path(previous), path(index)) {
+          sorted[sorted.count - 1].found.patterns.formUnion(files[index].found.patterns)
+        } else {
+          sorted.append(files[index])
         }
+        previous = index
       }
     }
-    return order.map { files[$0] }
+    return sorted
   }
 }
 
@@ -72,5 +119,11 @@ enum ByteOrder {
     let shorter = min(a.count, b.count)
     let common = shorter == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, shorter)
     return common != 0 ? common < 0 : a.count < b.count
+  }
+
+  static func precedes(_ a: String, _ b: String) -> Bool {
+    var a = a
+    var b = b
+    return a.withUTF8 { a in b.withUTF8 { b in precedes(a, b) } }
   }
 }

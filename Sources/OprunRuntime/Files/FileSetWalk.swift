@@ -7,100 +7,194 @@ import OprunCore
 /// folder another pattern starts from takes that pattern along from there. Only patterns
 /// that add files lead walks: one that removes files is matched where they go. Walks do not
 /// follow links; the folder a walk starts from is named directly and is followed.
-struct FileSetWalk {
+///
+/// The folders of a walk are listed and their files looked at by the calling thread and the
+/// hashing pool's others at once: on a large tree the `stat` calls are most of the cost.
+final class FileSetWalk: @unchecked Sendable {
   /// A file some pattern matched.
-  struct Found {
+  struct Found: Sendable {
     var status: FileStatus
     /// Reached through a link named directly: its content is the target's.
     var followsLink: Bool
-    /// Indices of the patterns that matched it, each once, in no particular order.
-    var patterns: [Int]
+    var patterns: PatternSet
   }
+
+  /// A pattern and where a walk stands in it.
+  typealias Step = (pattern: Int, progress: WalkPattern.Progress)
 
   private let patterns: [WalkPattern]
   /// The manifest's `.oprun/`, never matched.
   private let privateFolder: String
-  /// By absolute path.
-  private(set) var found: [String: Found] = [:]
+  /// Its folder and name, for telling it apart in a listing without building paths.
+  private let privateFolderParts: (parent: String, name: String)
+  /// Threads that walk beside the caller; nil walks on the caller's alone.
+  private let pool: HashingPool?
+
+  private let lock = ConditionLock()
+  // Guarded by `lock`.
+  /// With absolute paths, per start, each in the byte order of its paths. A file also
+  /// named by a pattern that starts from another folder is there once per start.
+  private var found: [[(path: String, found: Found)]] = []
+  /// What each folder listed holds, each in the byte order of its paths, by folder.
+  private var listed: [String: [Listed]] = [:]
   /// Pattern indices, by the folder (absolute, not yet walked) they start from.
   private var waiting: [String: [Int]] = [:]
+  /// Folders still to list, with the patterns in progress there.
+  private var folders: [(folder: String, steps: [Step])] = []
+  /// Folders being listed now.
+  private var listing = 0
+  /// Whether the pool's threads were asked to help.
+  private var helping = false
 
   /// Walks for `patterns`; `privateFolder` and what is under it are never matched.
-  init(patterns: [WalkPattern], privateFolder: String) {
+  init(patterns: [WalkPattern], privateFolder: String, pool: HashingPool? = .shared) {
     self.patterns = patterns
     self.privateFolder = privateFolder
+    privateFolderParts = (PathParts.folder(of: privateFolder), PathParts.fileName(of: privateFolder))
+    self.pool = pool
   }
 
-  /// Finds every file the patterns match.
-  mutating func run() {
-    for (index, pattern) in patterns.enumerated() { waiting[pattern.base, default: []].append(index) }
+  /// A file matched in a folder, or a folder below it that was walked: its files come in
+  /// its place in the byte order of paths.
+  private enum Listed {
+    case file(path: String, found: Found)
+    case folder(String)
+  }
+
+  /// Every file the patterns match, with its absolute path: per start (a folder walked, a
+  /// file named), in the byte order of their paths.
+  func run() -> [[(path: String, found: Found)]] {
+    lock.withLock {
+      for (index, pattern) in patterns.enumerated() { waiting[pattern.base, default: []].append(index) }
+    }
     // Outermost first, so that a folder inside another is reached by the outer walk.
-    for base in waiting.keys.sorted(by: { $0.utf8.count < $1.utf8.count }) {
-      guard let indices = waiting[base], leadsWalk(indices) || !isFolder(base) else { continue }
-      waiting.removeValue(forKey: base)
+    for base in lock.withLock({ waiting.keys }).sorted(by: { $0.utf8.count < $1.utf8.count }) {
+      guard let indices = lock.withLock({ waiting[base] }), leadsWalk(indices) || !isFolder(base) else { continue }
+      lock.withLock { _ = waiting.removeValue(forKey: base) }
       start(at: base, indices)
     }
+    return lock.withLock { found }
   }
 
   /// The patterns `indices`, which start from `base`, matched from there: the base named
   /// directly, so followed when it is a link.
-  private mutating func start(at base: String, _ indices: [Int]) {
-    guard !LexicalPath.isWithin(base, privateFolder), let status = FileStatus.of(base, followingLink: true)
-    else { return }
+  private func start(at base: String, _ indices: [Int]) {
+    guard !LexicalPath.isWithin(base, privateFolder), let status = FileStatus.of(base, followingLink: true) else { return }
     if status.isFolder {
-      let progress = indices.map { (pattern: $0, progress: patterns[$0].progressAtBase) }
-      walk(base, progress)
+      lock.withLock { folders.append((base, indices.map { ($0, patterns[$0].progressAtBase) })) }
+      listFolders()
+      lock.withLock {
+        found.append([])
+        collect(base)
+        listed = [:]
+      }
       return
     }
+    var matched = PatternSet()
+    for index in indices where patterns[index].rest.isEmpty && !patterns[index].namesFolder { matched.insert(index) }
+    guard !matched.isEmpty else { return }
     let followsLink = FileStatus.of(base, followingLink: false)?.isLink ?? false
-    for index in indices where patterns[index].rest.isEmpty && !patterns[index].namesFolder {
-      record(base, status, followsLink: followsLink, pattern: index)
+    lock.withLock { found.append([(base, Found(status: status, followsLink: followsLink, patterns: matched))]) }
+  }
+
+  /// Lists folders until none is left to list and none is being listed, by any thread.
+  private func listFolders() {
+    lock.withLock {
+      while true {
+        if let (folder, steps) = folders.popLast() {
+          listing += 1
+          let (entries, inside) = lock.unlocked { list(folder, steps) }
+          listing -= 1
+          listed[folder] = entries
+          folders += inside
+          if !folders.isEmpty { askForHelp() }
+          if !inside.isEmpty || (folders.isEmpty && listing == 0) { lock.broadcast() }
+        } else if listing == 0 {
+          return
+        } else {
+          lock.wait()
+        }
+      }
     }
   }
 
-  /// Matches the entries of `folder` against the patterns in progress there, descending
-  /// into a folder while some pattern may still match below it, or starts from inside it.
-  private mutating func walk(_ folder: String, _ progress: [(pattern: Int, progress: WalkPattern.Progress)]) {
-    guard let listing = FolderEntries(folder) else {
-      recordUnlistable(folder, progress.filter { $0.progress.matchesEverything }.map(\.pattern))
-      return
+  /// Appends the files listed in `folder` and below it to the last start's, in order;
+  /// called holding the lock.
+  private func collect(_ folder: String) {
+    for entry in listed[folder] ?? [] {
+      switch entry {
+      case .file(let path, let file): found[found.count - 1].append((path, file))
+      case .folder(let path): collect(path)
+      }
     }
-    for entry in listing.entries {
-      let path = folder == "/" ? "/" + entry.name : folder + "/" + entry.name
-      if path == privateFolder { continue }
-      var lazyStatus: FileStatus?
+  }
+
+  /// Has the pool's other threads list folders too, once there are more than one to list;
+  /// called holding the lock. One that comes after the walk ended finds nothing to do.
+  private func askForHelp() {
+    guard !helping, let pool else { return }
+    helping = true
+    for _ in 1..<max(pool.threadCount, 2) { pool.submit { _ in self.listFolders() } }
+  }
+
+  /// Matches the entries of `folder` against the patterns in progress there: the files
+  /// matched and the folders below to walk, in the byte order of their paths, and those
+  /// folders with the patterns in progress in each.
+  private func list(_ folder: String, _ steps: [Step]) -> (
+    entries: [Listed], inside: [(folder: String, steps: [Step])]
+  ) {
+    guard let listing = FolderEntries(folder) else {
+      return (unlistable(folder, steps), [])
+    }
+    var entries: [Listed] = []
+    var inside: [(folder: String, steps: [Step])] = []
+    let holdsPrivateFolder = folder == privateFolderParts.parent
+    for (entry, knownStatus) in listing.sortedAsPaths() {
+      if holdsPrivateFolder && entry.name == privateFolderParts.name { continue }
+      var lazyStatus = knownStatus
       func status() -> FileStatus? {
         if lazyStatus == nil { lazyStatus = listing.status(of: entry.name) }
         return lazyStatus
       }
       let isFolder = entry.type == DT_DIR || (entry.type == DT_UNKNOWN && status()?.isFolder == true)
-      var inside: [(pattern: Int, progress: WalkPattern.Progress)] = []
-      var matched: [Int] = []
-      for (index, current) in progress {
+      var stepsInside: [Step] = []
+      var matched = PatternSet()
+      for (index, current) in steps {
         let step = patterns[index].step(current, name: entry.name, isFolder: isFolder)
-        if step.matched && !isFolder { matched.append(index) }
-        if isFolder && step.inside.isLive { inside.append((index, step.inside)) }
+        if step.matched && !isFolder { matched.insert(index) }
+        if isFolder && step.inside.isLive { stepsInside.append((index, step.inside)) }
       }
+      let path = folder == "/" ? "/" + entry.name : folder + "/" + entry.name
       if isFolder {
-        if let starting = waiting.removeValue(forKey: path) {
-          inside += starting.map { ($0, patterns[$0].progressAtBase) }
+        let walksInside = lock.withLock {
+          if let starting = waiting.removeValue(forKey: path) {
+            stepsInside += starting.map { ($0, patterns[$0].progressAtBase) }
+          }
+          return leadsWalk(stepsInside.map(\.pattern)) || waitsBelow(path)
         }
-        if leadsWalk(inside.map(\.pattern)) || waitsBelow(path) { walk(path, inside) }
+        if walksInside {
+          inside.append((path, stepsInside))
+          entries.append(.folder(path))
+        }
       } else if !matched.isEmpty, let status = status() {
-        for index in matched { record(path, status, followsLink: false, pattern: index) }
+        entries.append(.file(path: path, found: Found(status: status, followsLink: false, patterns: matched)))
       }
     }
+    return (entries, inside)
   }
 
-  /// A folder `patterns` take whole but that cannot be listed: recorded as unreadable, so
-  /// that it counts as changed until it can be read.
-  private mutating func recordUnlistable(_ folder: String, _ patterns: [Int]) {
-    guard !patterns.isEmpty, var status = FileStatus.of(folder, followingLink: true) else { return }
+  /// A folder that cannot be listed, recorded as unreadable for the patterns that take it
+  /// whole, so that it counts as changed until it can be read.
+  private func unlistable(_ folder: String, _ steps: [Step]) -> [Listed] {
+    var whole = PatternSet()
+    for (index, progress) in steps where progress.matchesEverything { whole.insert(index) }
+    guard !whole.isEmpty, var status = FileStatus.of(folder, followingLink: true) else { return [] }
     status.type = 0
-    for index in patterns { record(folder, status, followsLink: false, pattern: index) }
+    return [.file(path: folder, found: Found(status: status, followsLink: false, patterns: whole))]
   }
 
-  /// Whether some pattern that leads walks and has not started yet starts below `folder`.
+  /// Whether some pattern that leads walks and has not started yet starts below `folder`;
+  /// called holding the lock.
   private func waitsBelow(_ folder: String) -> Bool {
     waiting.contains { base, indices in leadsWalk(indices) && LexicalPath.isWithin(base, folder) }
   }
@@ -108,15 +202,49 @@ struct FileSetWalk {
   private func leadsWalk(_ indices: [Int]) -> Bool { indices.contains { patterns[$0].leadsWalk } }
 
   private func isFolder(_ path: String) -> Bool { FileStatus.of(path, followingLink: true)?.isFolder == true }
-
-  private mutating func record(_ path: String, _ status: FileStatus, followsLink: Bool, pattern: Int) {
-    let fresh = Found(status: status, followsLink: followsLink, patterns: [])
-    found[path, default: fresh].patterns.appendIfAbsent(pattern)
-  }
 }
 
-extension Array where Element == Int {
-  fileprivate mutating func appendIfAbsent(_ index: Int) {
-    if !contains(index) { append(index) }
+/// Indices of patterns, each once: a bit each for the first 64, which is every manifest's
+/// case, so that a file matched costs no allocation.
+struct PatternSet: Sendable {
+  private var bits: UInt64 = 0
+  private var beyond: [Int] = []
+
+  var isEmpty: Bool { bits == 0 && beyond.isEmpty }
+
+  mutating func insert(_ index: Int) {
+    if index < 64 {
+      bits |= 1 << UInt64(index)
+    } else if !beyond.contains(index) {
+      beyond.append(index)
+    }
+  }
+
+  mutating func formUnion(_ other: PatternSet) {
+    bits |= other.bits
+    for index in other.beyond { insert(index) }
+  }
+
+  /// Every index, smallest first.
+  func forEach(_ body: (Int) -> Void) {
+    var rest = bits
+    while rest != 0 {
+      body(rest.trailingZeroBitCount)
+      rest &= rest - 1
+    }
+    beyond.sorted().forEach(body)
+  }
+
+  /// The largest index below `limit`.
+  func last(below limit: Int) -> Int? {
+    var last: Int?
+    forEach { if $0 < limit { last = $0 } }
+    return last
+  }
+
+  func contains(atLeast limit: Int) -> Bool {
+    var found = false
+    forEach { if $0 >= limit { found = true } }
+    return found
   }
 }

@@ -48,6 +48,32 @@ import Testing
     #expect(try tree.paths(["."]) == ["include/a.h", "include/sys/b.h", "notes", "src/sub/deep.c"])
   }
 
+  @Test func filesComeInTheByteOrderOfTheirPathsWhereverTheyWereFound() throws {
+    let tree = try FileTree()
+    // '-' and '.' sort before '/', '0' after it: a folder's files fall between its neighbours.
+    let names = ["x-", "x.c", "x/a", "x/b/c", "x0", "x/b.c", "y", "x/b-/d", "X"]
+    for name in names { tree.write(name) }
+    let sorted = names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    #expect(try tree.paths(["."]) == sorted)
+    #expect(try tree.paths(["x/b/", "x0", "x/", "*"]) == sorted, "several starts, one order, each file once")
+  }
+
+  @Test func aWideTreeIsWalkedWhole() throws {
+    let tree = try FileTree()
+    var names: [String] = []
+    for folder in 0..<40 {
+      for file in 0..<25 { names.append("d\(folder)/s\(file % 3)/f\(file)") }
+    }
+    for name in names { tree.write(name) }
+    let sorted = names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    #expect(try tree.paths(["."]) == sorted)
+    let matching = sorted.filter { path in
+      let parts = path.split(separator: "/")
+      return parts[0].hasPrefix("d1") && parts[2].hasPrefix("f1") && parts[2].count == 3
+    }
+    #expect(try tree.paths(["d1*/**/f1?"]) == matching)
+  }
+
   @Test func aPatternStartingInsideAnothersWalkIsMatchedOnTheWay() throws {
     let tree = try FileTree()
     for name in ["a.c", "include/x.h", "include/sys/y.h", "src/b.c"] { tree.write(name) }
