@@ -1,3 +1,5 @@
+import Glibc
+
 /// Absolute paths handled as text, without asking the file system: joined, with `.` and
 /// `..` resolved, and made relative to a folder they are under.
 public enum LexicalPath {
@@ -27,7 +29,7 @@ public enum LexicalPath {
     return path.withUTF8 { path in
       folder.withUTF8 { folder in
         guard path.count > folder.count, path[folder.count] == UInt8(ascii: "/"),
-          UnsafeBufferPointer(rebasing: path[..<folder.count]).elementsEqual(folder)
+          memcmp(path.baseAddress!, folder.baseAddress!, folder.count) == 0
         else { return nil }
         return String(decoding: UnsafeBufferPointer(rebasing: path[(folder.count + 1)...]), as: UTF8.self)
       }

@@ -62,7 +62,7 @@ public final class FileHasher: Sendable {
   private func recordsKnown(_ files: [FileSelection.File], buffer: UnsafeMutableRawBufferPointer) -> [FileRecord] {
     let sliceSize = 1024
     let slices = Slots<[FileRecord]>(count: (files.count + sliceSize - 1) / sliceSize)
-    let cache = cache
+    let cache = cache.entries
     pool.forEach(slices.count, callerBuffer: buffer) { slice, _ in
       let range = slice * sliceSize..<min(files.count, (slice + 1) * sliceSize)
       slices.put(slice, range.map { Self.recordKnown(files[$0], cache: cache) })
@@ -70,7 +70,7 @@ public final class FileHasher: Sendable {
     return slices.all.flatMap { $0 }
   }
 
-  private static func recordKnown(_ file: FileSelection.File, cache: HashCache) -> FileRecord {
+  private static func recordKnown(_ file: FileSelection.File, cache: HashCache.Entries) -> FileRecord {
     var record = FileRecord(path: file.recordedPath, kind: file.found.status.kind, digest: "")
     switch record.kind {
     case .file:

@@ -49,28 +49,35 @@ struct FileSelection {
   /// path once: a file found from two starts is kept as first found, with the patterns of
   /// both.
   private static func merged(_ runs: [[File]]) -> [File] {
+    let runs = runs.filter { !$0.isEmpty }
     if runs.count <= 1 { return runs.first ?? [] }
     var heads = Array(repeating: 0, count: runs.count)
+    func head(_ run: Int) -> String { runs[run][heads[run]].recordedPath }
     var merged: [File] = []
     merged.reserveCapacity(runs.reduce(0) { $0 + $1.count })
     while true {
-      // The run whose next file comes first; the earliest run of those that tie.
-      var first: Int?
-      for run in runs.indices where heads[run] < runs[run].count {
-        if let best = first,
-          !ByteOrder.precedes(runs[run][heads[run]].recordedPath, runs[best][heads[best]].recordedPath)
-        {
-          continue
+      let live = runs.indices.filter { heads[$0] < runs[$0].count }
+      // The run whose next file comes first (the earliest of those that tie) gives every
+      // file before the next of the others at once: a run is found by a binary search.
+      guard var first = live.first else { return merged }
+      for run in live.dropFirst() where ByteOrder.precedes(head(run), head(first)) { first = run }
+      var end = runs[first].count
+      if let bound = live.filter({ $0 != first }).map(head).min(by: ByteOrder.precedes) {
+        var low = heads[first]
+        while low < end {
+          let middle = (low + end) / 2
+          if ByteOrder.precedes(runs[first][middle].recordedPath, bound) { low = middle + 1 } else { end = middle }
         }
-        first = run
+        end = max(end, heads[first] + 1)
       }
-      guard let first else { return merged }
-      let file = runs[first][heads[first]]
-      heads[first] += 1
-      if let last = merged.last, last.recordedPath == file.recordedPath {
-        merged[merged.count - 1].found.patterns.formUnion(file.found.patterns)
+      let taken = runs[first][heads[first]..<end]
+      heads[first] = end
+      // A file two starts found is at the head of both: met again, it adds its patterns.
+      if let last = merged.last, last.recordedPath == taken.first!.recordedPath {
+        merged[merged.count - 1].found.patterns.formUnion(taken.first!.found.patterns)
+        merged += taken.dropFirst()
       } else {
-        merged.append(file)
+        merged += taken
       }
     }
   }

@@ -43,6 +43,8 @@ final class FileSetWalk: @unchecked Sendable {
   private var folders: [(folder: String, steps: [Step])] = []
   /// Folders being listed now.
   private var listing = 0
+  /// How many entries `listed` holds, files and folders.
+  private var listedCount = 0
   /// Whether the pool's threads were asked to help.
   private var helping = false
 
@@ -85,8 +87,10 @@ final class FileSetWalk: @unchecked Sendable {
       listFolders()
       lock.withLock {
         found.append([])
+        found[found.count - 1].reserveCapacity(listedCount)
         collect(base)
         listed = [:]
+        listedCount = 0
       }
       return
     }
@@ -106,6 +110,7 @@ final class FileSetWalk: @unchecked Sendable {
           let (entries, inside) = lock.unlocked { list(folder, steps) }
           listing -= 1
           listed[folder] = entries
+          listedCount += entries.count
           folders += inside
           if !folders.isEmpty { askForHelp() }
           if !inside.isEmpty || (folders.isEmpty && listing == 0) { lock.broadcast() }

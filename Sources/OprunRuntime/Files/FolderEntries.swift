@@ -34,36 +34,26 @@ final class FolderEntries {
   /// ended in `/`, since its files' paths go on with one. Each comes with its `lstat` when
   /// telling whether it is a folder took one.
   func sortedAsPaths() -> [(entry: Entry, status: FileStatus?)] {
-    var listed = entries.map { entry -> (entry: Entry, status: FileStatus?) in
-      guard entry.type == DT_UNKNOWN else { return (entry, nil) }
-      return (entry, status(of: entry.name))
+    var statuses: [FileStatus?] = []
+    // Every name's bytes in one buffer, with a `/` after a folder's: the indices are sorted
+    // over it, not the entries, which would be moved whole at each step.
+    var names: [UInt8] = []
+    var ranges: [Range<Int>] = []
+    for entry in entries {
+      let status = entry.type == DT_UNKNOWN ? status(of: entry.name) : nil
+      statuses.append(status)
+      let start = names.count
+      names.append(contentsOf: entry.name.utf8)
+      if entry.type == DT_DIR || status?.isFolder == true { names.append(UInt8(ascii: "/")) }
+      ranges.append(start..<names.count)
     }
-    func isFolder(_ item: (entry: Entry, status: FileStatus?)) -> Bool {
-      item.entry.type == DT_DIR || item.status?.isFolder == true
-    }
-    listed.sort { a, b in
-      Self.precedes(a.entry.name, asFolder: isFolder(a), b.entry.name, asFolder: isFolder(b))
-    }
-    return listed
-  }
-
-  /// Whether the path `a` (followed by `/` when `asFolder`) comes before `b` byte by byte.
-  private static func precedes(_ a: String, asFolder aIsFolder: Bool, _ b: String, asFolder bIsFolder: Bool) -> Bool {
-    var a = a
-    var b = b
-    return a.withUTF8 { a in
-      b.withUTF8 { b in
-        let shorter = min(a.count, b.count)
-        let common = shorter == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, shorter)
-        if common != 0 { return common < 0 }
-        // Names in one folder differ, and none holds a `/`: past the shorter one, its `/`
-        // or its end decides.
-        let slash = UInt8(ascii: "/")
-        if a.count < b.count { return aIsFolder ? slash < b[shorter] : true }
-        if b.count < a.count { return bIsFolder ? a[shorter] < slash : false }
-        return false
+    var order = Array(entries.indices)
+    names.withUnsafeBufferPointer { names in
+      order.sort { a, b in
+        ByteOrder.precedes(UnsafeBufferPointer(rebasing: names[ranges[a]]), UnsafeBufferPointer(rebasing: names[ranges[b]]))
       }
     }
+    return order.map { (entries[$0], statuses[$0]) }
   }
 
   /// `lstat` of the entry `name`; nil when it is gone.

@@ -49,10 +49,18 @@ public final class HashCache: Sendable {
   /// How many files it knows.
   public var count: Int { withLoadedState { $0.entries.count } }
 
-  /// The digest recorded for `path` if its file, now `status`, cannot have changed since.
-  func digest(of path: String, status: FileStatus) -> String? {
-    guard let entry = withLoadedState({ $0.entries[path] }), Self.trusts(entry, now: status) else { return nil }
-    return entry.digest
+  /// The entries as they are now, to look up many files from several threads without
+  /// taking the lock for each: what is recorded later is not in them.
+  var entries: Entries { Entries(entries: withLoadedState { $0.entries }) }
+
+  struct Entries: Sendable {
+    fileprivate let entries: [String: Entry]
+
+    /// The digest recorded for `path` if its file, now `status`, cannot have changed since.
+    func digest(of path: String, status: FileStatus) -> String? {
+      guard let entry = entries[path], HashCache.trusts(entry, now: status) else { return nil }
+      return entry.digest
+    }
   }
 
   /// Whether `entry` still holds for a file whose `stat` is now `status`.
