@@ -23,61 +23,74 @@ public final class HashCache: Sendable {
   let file: String?
   /// The saved entries, read on a hashing thread while the run starts and the files are
   /// walked; taken into `state` at its first use.
-  private let loading: PendingValue<[String: Entry]>?
-  private let state: Locked<(entries: [String: Entry], changed: Bool, loaded: Bool)>
+  private let loading: PendingValue<SavedHashes>?
+  private let state = Locked(State())
+
+  private struct State {
+    /// Nil until taken from `loading`.
+    var saved: SavedHashes?
+    /// The entries recorded since loading, which replace saved ones of the same path: few,
+    /// as most files are found unchanged.
+    var recorded: [String: Entry] = [:]
+    var changed = false
+  }
 
   /// The cache saved in `folder` (a manifest's `.oprun`), or an empty one when there is
   /// none, or it is damaged or from another version; nil `folder` keeps it in memory only.
   public init(folder: String?) {
     let file = folder.map { $0 + "/hashes" }
     self.file = file
-    loading = file.map { file in PendingValue(on: HashingPool.shared) { HashCacheFormat.load(from: file) ?? [:] } }
-    state = Locked(([:], false, loading == nil))
+    loading = file.map { file in PendingValue(on: HashingPool.shared) { HashCacheFormat.load(from: file) ?? .empty } }
   }
 
-  /// `body` given the state, once the saved entries are in it.
-  private func withLoadedState<T>(_ body: (inout (entries: [String: Entry], changed: Bool, loaded: Bool)) -> T) -> T {
+  /// `body` given the saved entries, once loaded, and the state.
+  private func withLoadedState<T>(_ body: (SavedHashes, inout State) -> T) -> T {
     state.withLock { state in
-      if !state.loaded, let loading {
-        state.entries = loading.value
-        state.loaded = true
-      }
-      return body(&state)
+      let saved = state.saved ?? loading?.value ?? .empty
+      state.saved = saved
+      return body(saved, &state)
     }
   }
 
   /// How many files it knows.
-  public var count: Int { withLoadedState { $0.entries.count } }
+  public var count: Int {
+    withLoadedState { saved, state in saved.count + state.recorded.keys.count { saved.offset(of: $0) == nil } }
+  }
 
   /// The entries as they are now, to look up many files from several threads without
   /// taking the lock for each: what is recorded later is not in them.
-  var entries: Entries { Entries(entries: withLoadedState { $0.entries }) }
+  var entries: Entries { withLoadedState { saved, state in Entries(saved: saved, recorded: state.recorded) } }
 
   struct Entries: Sendable {
-    fileprivate let entries: [String: Entry]
+    fileprivate let saved: SavedHashes
+    fileprivate let recorded: [String: Entry]
 
     /// The digest recorded for `path` if its file, now `status`, cannot have changed since.
     func digest(of path: String, status: FileStatus) -> String? {
-      guard let entry = entries[path], HashCache.trusts(entry, now: status) else { return nil }
-      return entry.digest
+      if !recorded.isEmpty, let entry = recorded[path] {
+        return HashCache.trusts(entry.status, hashedAt: entry.hashedAt, now: status) ? entry.digest : nil
+      }
+      guard let offset = saved.offset(of: path) else { return nil }
+      let stamp = saved.stamp(at: offset)
+      return HashCache.trusts(stamp.status, hashedAt: stamp.hashedAt, now: status) ? saved.digest(at: offset) : nil
     }
   }
 
-  /// Whether `entry` still holds for a file whose `stat` is now `status`.
-  static func trusts(_ entry: Entry, now status: FileStatus) -> Bool {
-    let recorded = entry.status
+  /// Whether an entry made at `hashedAt` of a file then `recorded` still holds for the file
+  /// whose `stat` is now `status`.
+  static func trusts(_ recorded: FileStatus, hashedAt: Timestamp, now status: FileStatus) -> Bool {
     guard recorded.device == status.device, recorded.inode == status.inode, recorded.size == status.size,
       recorded.modified == status.modified, recorded.changed == status.changed
     else { return false }
-    let safelyBefore = entry.hashedAt.minus(seconds: racyMargin)
+    let safelyBefore = hashedAt.minus(seconds: racyMargin)
     return recorded.modified < safelyBefore && recorded.changed < safelyBefore
   }
 
   /// Records what reading `path` gave.
   func record(_ path: String, _ entry: Entry) {
-    withLoadedState { state in
-      guard state.entries[path] != entry else { return }
-      state.entries[path] = entry
+    withLoadedState { saved, state in
+      guard (state.recorded[path] ?? saved.offset(of: path).map(saved.entry(at:))) != entry else { return }
+      state.recorded[path] = entry
       state.changed = true
     }
   }
@@ -87,12 +100,12 @@ public final class HashCache: Sendable {
   /// cannot be written is done without: the cache only saves time.
   public func save() {
     guard let file else { return }
-    let entries: [String: Entry]? = withLoadedState { state in
+    let entries: (SavedHashes, [String: Entry])? = withLoadedState { saved, state in
       guard state.changed else { return nil }
       state.changed = false
-      return state.entries
+      return (saved, state.recorded)
     }
-    guard let entries else { return }
-    if !HashCacheFormat.save(entries, to: file) { state.withLock { $0.changed = true } }
+    guard let (saved, recorded) = entries else { return }
+    if !HashCacheFormat.save(saved, recorded, to: file) { state.withLock { $0.changed = true } }
   }
 }

@@ -12,6 +12,24 @@ import Testing
     FileHasher(cacheFolder: cacheFolder) { Timestamp.now().minus(seconds: -60) }
   }
 
+  /// What `stat` might say of the `index`th file.
+  private func status(_ index: Int) -> FileStatus {
+    let time = Timestamp(seconds: 1_000_000 + Int64(index), nanoseconds: 0)
+    return FileStatus(
+      device: 1, inode: UInt64(index), size: Int64(index), modified: time, changed: time, type: UInt32(S_IFREG))
+  }
+
+  /// 64 hex digits told apart by `index`.
+  private func digest(_ index: Int) -> String {
+    let hex = String(index, radix: 16)
+    return String(repeating: "0", count: 64 - hex.count) + hex
+  }
+
+  /// The `index`th file's entry, hashed long after its last change so that it is trusted.
+  private func entry(_ index: Int) -> HashCache.Entry {
+    .init(status: status(index), hashedAt: status(index).modified.minus(seconds: -60), digest: digest(index))
+  }
+
   @Test func anUnchangedFileIsNotReadAgain() throws {
     let tree = try FileTree()
     for index in 0..<20 { tree.write("src/\(index).c", "int x\(index);") }
@@ -70,17 +88,16 @@ import Testing
     let status = FileStatus(
       device: 1, inode: 2, size: 3, modified: Timestamp(seconds: 100, nanoseconds: 5),
       changed: Timestamp(seconds: 100, nanoseconds: 5), type: UInt32(S_IFREG))
-    func entry(hashedAt: Timestamp) -> HashCache.Entry { .init(status: status, hashedAt: hashedAt, digest: "d") }
-    #expect(HashCache.trusts(entry(hashedAt: .init(seconds: 102, nanoseconds: 0)), now: status))
+    #expect(HashCache.trusts(status, hashedAt: .init(seconds: 102, nanoseconds: 0), now: status))
     #expect(
-      !HashCache.trusts(entry(hashedAt: .init(seconds: 100, nanoseconds: 500)), now: status),
+      !HashCache.trusts(status, hashedAt: .init(seconds: 100, nanoseconds: 500), now: status),
       "hashed in the same tick as the file's last change: it may have changed again unseen")
     var changed = status
     changed.changed = Timestamp(seconds: 101, nanoseconds: 0)
-    #expect(!HashCache.trusts(entry(hashedAt: .init(seconds: 102, nanoseconds: 0)), now: changed))
+    #expect(!HashCache.trusts(status, hashedAt: .init(seconds: 102, nanoseconds: 0), now: changed))
     var moved = status
     moved.inode = 9
-    #expect(!HashCache.trusts(entry(hashedAt: .init(seconds: 200, nanoseconds: 0)), now: moved))
+    #expect(!HashCache.trusts(status, hashedAt: .init(seconds: 200, nanoseconds: 0), now: moved))
   }
 
   @Test func touchingAFileReadsItAgainAndKeepsItsDigest() throws {
@@ -92,6 +109,55 @@ import Testing
     let touched = try tree.snapshot(["a.c"], hasher: hasher)
     #expect(hasher.contentRead.files == 2, "the new time made it read again")
     #expect(touched == first)
+  }
+
+  @Test func everyPathOfALargeSavedCacheIsFound() throws {
+    let tree = try FileTree()
+    let folder = tree.path(".oprun")
+    // Enough paths for many to want the same slots of the loaded table, short ones and long
+    // ones sharing all but their last bytes.
+    let paths = (0..<1000).map { $0.isMultiple(of: 2) ? "\($0)" : "data/deep/folder/file-\($0).bin" }
+    let cache = HashCache(folder: folder)
+    for (index, path) in paths.enumerated() { cache.record(path, entry(index)) }
+    cache.save()
+    let loaded = HashCache(folder: folder)
+    #expect(loaded.count == paths.count)
+    let found = paths.indices.filter { loaded.entries.digest(of: paths[$0], status: status($0)) == digest($0) }
+    #expect(found.count == paths.count)
+    #expect(loaded.entries.digest(of: "data/deep/folder/file-1000.bin", status: status(1000)) == nil)
+  }
+
+  @Test func aNewEntryReplacesTheSavedOneOfItsPath() throws {
+    let tree = try FileTree()
+    let folder = tree.path(".oprun")
+    let first = HashCache(folder: folder)
+    first.record("a", entry(1))
+    first.record("b", entry(2))
+    first.save()
+    let second = HashCache(folder: folder)
+    second.record("b", entry(3))
+    second.record("c", entry(4))
+    #expect(second.count == 3)
+    #expect(second.entries.digest(of: "b", status: status(3)) == digest(3))
+    #expect(second.entries.digest(of: "b", status: status(2)) == nil, "the saved entry is replaced")
+    second.save()
+    let third = HashCache(folder: folder)
+    #expect(third.count == 3)
+    #expect(third.entries.digest(of: "a", status: status(1)) == digest(1))
+    #expect(third.entries.digest(of: "b", status: status(3)) == digest(3))
+    #expect(third.entries.digest(of: "c", status: status(4)) == digest(4))
+  }
+
+  @Test func theSameEntriesAreSavedAsTheSameBytes() throws {
+    let tree = try FileTree()
+    let paths = ["b/2", "a", "b/1", "c"]
+    for (folder, order) in [("one", paths), ("other", paths.reversed())] {
+      let cache = HashCache(folder: tree.path(folder))
+      for path in order { cache.record(path, entry(paths.firstIndex(of: path)!)) }
+      cache.save()
+    }
+    let one = FileContents.read(path: tree.path("one/hashes"), limit: 1 << 20)
+    #expect(try one.get() == FileContents.read(path: tree.path("other/hashes"), limit: 1 << 20).get())
   }
 
   @Test func aDamagedCacheFileIsIgnoredAndReplaced() throws {
