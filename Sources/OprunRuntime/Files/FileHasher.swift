@@ -65,12 +65,12 @@ public final class FileHasher: Sendable {
     let cache = cache.entries
     pool.forEach(slices.count, callerBuffer: buffer) { slice, _ in
       let range = slice * sliceSize..<min(files.count, (slice + 1) * sliceSize)
-      slices.put(slice, range.map { Self.recordKnown(files[$0], cache: cache) })
+      slices.put(slice, cache.withLookup { cache in range.map { Self.recordKnown(files[$0], cache: cache) } })
     }
     return slices.all.flatMap { $0 }
   }
 
-  private static func recordKnown(_ file: FileSelection.File, cache: HashCache.Entries) -> FileRecord {
+  private static func recordKnown(_ file: FileSelection.File, cache: HashCache.Lookup) -> FileRecord {
     var record = FileRecord(path: file.recordedPath, kind: file.found.status.kind, digest: "")
     switch record.kind {
     case .file:

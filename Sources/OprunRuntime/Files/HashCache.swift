@@ -65,6 +65,16 @@ public final class HashCache: Sendable {
     fileprivate let saved: SavedHashes
     fileprivate let recorded: [String: Entry]
 
+    /// `body` given a way to look up many files: see ``SavedHashes/withLookup(_:)``.
+    func withLookup<T>(_ body: (Lookup) -> T) -> T {
+      saved.withLookup { saved in body(Lookup(saved: saved, recorded: recorded)) }
+    }
+  }
+
+  struct Lookup {
+    fileprivate let saved: SavedHashes.Lookup
+    fileprivate let recorded: [String: Entry]
+
     /// The digest recorded for `path` if its file, now `status`, cannot have changed since.
     func digest(of path: String, status: FileStatus) -> String? {
       if !recorded.isEmpty, let entry = recorded[path] {

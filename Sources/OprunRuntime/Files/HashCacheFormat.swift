@@ -107,21 +107,38 @@ struct SavedHashes: Sendable {
   /// The size of the file it was loaded from.
   var byteCount: Int { bytes.count }
 
+  /// `body` given a way to look entries up that holds no reference to the buffers: threads
+  /// looking up thousands of files at once would otherwise contend for their counts.
+  func withLookup<T>(_ body: (Lookup) -> T) -> T {
+    bytes.withUnsafeBytes { raw in slots.withUnsafeBufferPointer { slots in body(Lookup(raw: raw, slots: slots)) } }
+  }
+
   /// Where the entry for `path` starts; nil when there is none.
-  func offset(of path: String) -> Int? {
-    Self.withBytes(of: path) { path in
-      bytes.withUnsafeBytes { raw in
-        slots.withUnsafeBufferPointer { slots in
-          let offset = Int(slots[Self.slot(for: path, in: raw, slots: slots)])
-          return offset == 0 ? nil : offset
-        }
-      }
+  func offset(of path: String) -> Int? { withLookup { $0.offset(of: path) } }
+
+  /// The entry at `offset`, whole.
+  func entry(at offset: Int) -> HashCache.Entry {
+    withLookup { lookup in
+      let stamp = lookup.stamp(at: offset)
+      return HashCache.Entry(status: stamp.status, hashedAt: stamp.hashedAt, digest: lookup.digest(at: offset))
     }
   }
 
-  /// The status and hashing time of the entry at `offset`.
-  func stamp(at offset: Int) -> (status: FileStatus, hashedAt: Timestamp) {
-    bytes.withUnsafeBytes { raw in
+  /// The entries, read in place, for as long as the call that gives it lasts.
+  struct Lookup {
+    fileprivate let raw: UnsafeRawBufferPointer
+    fileprivate let slots: UnsafeBufferPointer<UInt32>
+
+    /// Where the entry for `path` starts; nil when there is none.
+    func offset(of path: String) -> Int? {
+      SavedHashes.withBytes(of: path) { path in
+        let offset = Int(slots[SavedHashes.slot(for: path, in: raw, slots: slots)])
+        return offset == 0 ? nil : offset
+      }
+    }
+
+    /// The status and hashing time of the entry at `offset`.
+    func stamp(at offset: Int) -> (status: FileStatus, hashedAt: Timestamp) {
       let numbers = EntryParts(in: raw, at: offset).numbers
       func number(_ index: Int) -> Int64 {
         Int64(littleEndian: raw.loadUnaligned(fromByteOffset: numbers + index * 8, as: Int64.self))
@@ -132,17 +149,11 @@ struct SavedHashes: Sendable {
         changed: Timestamp(seconds: number(5), nanoseconds: number(6)), type: UInt32(S_IFREG))
       return (status, Timestamp(seconds: number(7), nanoseconds: number(8)))
     }
-  }
 
-  /// The digest of the entry at `offset`.
-  func digest(at offset: Int) -> String {
-    bytes.withUnsafeBytes { raw in String(decoding: raw[EntryParts(in: raw, at: offset).digest], as: UTF8.self) }
-  }
-
-  /// The entry at `offset`, whole.
-  func entry(at offset: Int) -> HashCache.Entry {
-    let stamp = stamp(at: offset)
-    return HashCache.Entry(status: stamp.status, hashedAt: stamp.hashedAt, digest: digest(at: offset))
+    /// The digest of the entry at `offset`.
+    func digest(at offset: Int) -> String {
+      String(decoding: raw[EntryParts(in: raw, at: offset).digest], as: UTF8.self)
+    }
   }
 
   /// `body` given each entry in file order: where it starts, its path's bytes and its own.
@@ -159,7 +170,7 @@ struct SavedHashes: Sendable {
 
   /// The slot holding the entry for `path`, or else the empty one where it would go: the
   /// table is never full.
-  private static func slot(
+  fileprivate static func slot(
     for path: UnsafeRawBufferPointer, in raw: UnsafeRawBufferPointer, slots: UnsafeBufferPointer<UInt32>
   ) -> Int {
     let mask = slots.count - 1
@@ -194,7 +205,7 @@ struct SavedHashes: Sendable {
   }
 
   /// `body` given the UTF-8 bytes of `path`, copied only if the string does not hold them as such.
-  private static func withBytes<T>(of path: String, _ body: (UnsafeRawBufferPointer) -> T) -> T {
+  fileprivate static func withBytes<T>(of path: String, _ body: (UnsafeRawBufferPointer) -> T) -> T {
     if let result = path.utf8.withContiguousStorageIfAvailable({ body(UnsafeRawBufferPointer($0)) }) { return result }
     return Array(path.utf8).withUnsafeBytes(body)
   }

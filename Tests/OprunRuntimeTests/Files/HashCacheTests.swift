@@ -188,3 +188,10 @@ import Testing
     #expect(access(tree.path("in-the-way/.oprun/hashes"), F_OK) != 0)
   }
 }
+
+extension HashCache.Entries {
+  /// One lookup, as a test makes them.
+  fileprivate func digest(of path: String, status: FileStatus) -> String? {
+    withLookup { $0.digest(of: path, status: status) }
+  }
+}
