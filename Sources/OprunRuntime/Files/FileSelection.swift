@@ -25,20 +25,25 @@ struct FileSelection {
       patterns: all.enumerated().map { index, pattern in
         WalkPattern(pattern, from: folder, leadsWalk: index < request.patterns.count && !pattern.isExclusion)
       },
-      privateFolder: LexicalPath.resolve(".oprun", from: manifestFolder))
-    let runs = walk.run().map { run in
-      Self.sortedByRecordedPath(
-        run.map { path, found in
-          let recorded = LexicalPath.relative(path, to: manifestFolder).flatMap { $0 == "." ? nil : $0 } ?? path
-          return File(path: path, recordedPath: recorded, found: found)
-        })
+      manifestFolder: manifestFolder)
+    func adds(_ file: File) -> Bool {
+      file.found.patterns.contains { $0 < request.patterns.count && !request.patterns[$0].isExclusion }
     }
+    // A start whose files only patterns that remove files matched (a job's output named
+    // alone) changes only files that other starts found: it is looked up, not merged in.
+    var (adding, removing): ([[File]], [[File]]) = ([], [])
+    for run in walk.run().map(Self.sortedByRecordedPath) {
+      if run.contains(where: adds) { adding.append(run) } else { removing.append(run) }
+    }
+    var removals: [String: PatternSet] = [:]
+    for file in removing.joined() { removals[file.recordedPath, default: PatternSet()].formUnion(file.found.patterns) }
     var matchedSome = Array(repeating: false, count: request.patterns.count)
-    for file in Self.merged(runs) {
+    for var file in Self.merged(adding) {
+      if !removals.isEmpty, let removing = removals[file.recordedPath] { file.found.patterns.formUnion(removing) }
       let patterns = file.found.patterns
       patterns.forEach { if $0 < request.patterns.count { matchedSome[$0] = true } }
       guard let decisive = patterns.last(below: request.patterns.count), !request.patterns[decisive].isExclusion,
-        !patterns.contains(atLeast: request.patterns.count)
+        !patterns.contains(where: { $0 >= request.patterns.count })
       else { continue }
       files.append(file)
     }

@@ -23,6 +23,8 @@ final class FileSetWalk: @unchecked Sendable {
   typealias Step = (pattern: Int, progress: WalkPattern.Progress)
 
   private let patterns: [WalkPattern]
+  /// Recorded paths are relative to it when under it.
+  private let manifestFolder: String
   /// The manifest's `.oprun/`, never matched.
   private let privateFolder: String
   /// Its folder and name, for telling it apart in a listing without building paths.
@@ -32,9 +34,9 @@ final class FileSetWalk: @unchecked Sendable {
 
   private let lock = ConditionLock()
   // Guarded by `lock`.
-  /// With absolute paths, per start, each in the byte order of its paths. A file also
-  /// named by a pattern that starts from another folder is there once per start.
-  private var found: [[(path: String, found: Found)]] = []
+  /// Per start, each in the byte order of recorded paths. A file also named by a pattern
+  /// that starts from another folder is there once per start.
+  private var found: [[FileSelection.File]] = []
   /// What each folder listed holds, each in the byte order of its paths, by folder.
   private var listed: [String: [Listed]] = [:]
   /// Pattern indices, by the folder (absolute, not yet walked) they start from.
@@ -48,9 +50,12 @@ final class FileSetWalk: @unchecked Sendable {
   /// Whether the pool's threads were asked to help.
   private var helping = false
 
-  /// Walks for `patterns`; `privateFolder` and what is under it are never matched.
-  init(patterns: [WalkPattern], privateFolder: String, pool: HashingPool? = .shared) {
+  /// Walks for `patterns`, recording paths relative to `manifestFolder`; its `.oprun/` and
+  /// what is under it are never matched.
+  init(patterns: [WalkPattern], manifestFolder: String, pool: HashingPool? = .shared) {
     self.patterns = patterns
+    self.manifestFolder = manifestFolder
+    let privateFolder = LexicalPath.resolve(".oprun", from: manifestFolder)
     self.privateFolder = privateFolder
     privateFolderParts = (PathParts.folder(of: privateFolder), PathParts.fileName(of: privateFolder))
     self.pool = pool
@@ -59,13 +64,13 @@ final class FileSetWalk: @unchecked Sendable {
   /// A file matched in a folder, or a folder below it that was walked: its files come in
   /// its place in the byte order of paths.
   private enum Listed {
-    case file(path: String, found: Found)
+    case file(FileSelection.File)
     case folder(String)
   }
 
-  /// Every file the patterns match, with its absolute path: per start (a folder walked, a
-  /// file named), in the byte order of their paths.
-  func run() -> [[(path: String, found: Found)]] {
+  /// Every file the patterns match: per start (a folder walked, a file named), in the byte
+  /// order of recorded paths.
+  func run() -> [[FileSelection.File]] {
     lock.withLock {
       for (index, pattern) in patterns.enumerated() { waiting[pattern.base, default: []].append(index) }
     }
@@ -98,7 +103,10 @@ final class FileSetWalk: @unchecked Sendable {
     for index in indices where patterns[index].rest.isEmpty && !patterns[index].namesFolder { matched.insert(index) }
     guard !matched.isEmpty else { return }
     let followsLink = FileStatus.of(base, followingLink: false)?.isLink ?? false
-    lock.withLock { found.append([(base, Found(status: status, followsLink: followsLink, patterns: matched))]) }
+    let file = FileSelection.File(
+      path: base, recordedPath: recordedPath(of: base),
+      found: Found(status: status, followsLink: followsLink, patterns: matched))
+    lock.withLock { found.append([file]) }
   }
 
   /// Lists folders until none is left to list and none is being listed, by any thread.
@@ -128,7 +136,7 @@ final class FileSetWalk: @unchecked Sendable {
   private func collect(_ folder: String) {
     for entry in listed[folder] ?? [] {
       switch entry {
-      case .file(let path, let file): found[found.count - 1].append((path, file))
+      case .file(let file): found[found.count - 1].append(file)
       case .folder(let path): collect(path)
       }
     }
@@ -154,6 +162,8 @@ final class FileSetWalk: @unchecked Sendable {
     var entries: [Listed] = []
     var inside: [(folder: String, steps: [Step])] = []
     let holdsPrivateFolder = folder == privateFolderParts.parent
+    // Its files' recorded paths go on from it: worked out once, not for each file.
+    let recordedFolder = LexicalPath.relative(folder, to: manifestFolder)
     for (entry, knownStatus) in listing.sortedAsPaths() {
       if holdsPrivateFolder && entry.name == privateFolderParts.name { continue }
       var lazyStatus = knownStatus
@@ -182,7 +192,9 @@ final class FileSetWalk: @unchecked Sendable {
           entries.append(.folder(path))
         }
       } else if !matched.isEmpty, let status = status() {
-        entries.append(.file(path: path, found: Found(status: status, followsLink: false, patterns: matched)))
+        let found = Found(status: status, followsLink: false, patterns: matched)
+        let recorded = recordedFolder.map { $0 == "." ? entry.name : $0 + "/" + entry.name } ?? path
+        entries.append(.file(FileSelection.File(path: path, recordedPath: recorded, found: found)))
       }
     }
     return (entries, inside)
@@ -195,7 +207,8 @@ final class FileSetWalk: @unchecked Sendable {
     for (index, progress) in steps where progress.matchesEverything { whole.insert(index) }
     guard !whole.isEmpty, var status = FileStatus.of(folder, followingLink: true) else { return [] }
     status.type = 0
-    return [.file(path: folder, found: Found(status: status, followsLink: false, patterns: whole))]
+    let found = Found(status: status, followsLink: false, patterns: whole)
+    return [.file(FileSelection.File(path: folder, recordedPath: recordedPath(of: folder), found: found))]
   }
 
   /// Whether some pattern that leads walks and has not started yet starts below `folder`;
@@ -205,6 +218,11 @@ final class FileSetWalk: @unchecked Sendable {
   }
 
   private func leadsWalk(_ indices: [Int]) -> Bool { indices.contains { patterns[$0].leadsWalk } }
+
+  /// What a record shows of `path`: relative to the manifest's folder when under it.
+  private func recordedPath(of path: String) -> String {
+    LexicalPath.relative(path, to: manifestFolder).flatMap { $0 == "." ? nil : $0 } ?? path
+  }
 
   private func isFolder(_ path: String) -> Bool { FileStatus.of(path, followingLink: true)?.isFolder == true }
 }
@@ -247,9 +265,9 @@ struct PatternSet: Sendable {
     return last
   }
 
-  func contains(atLeast limit: Int) -> Bool {
+  func contains(where predicate: (Int) -> Bool) -> Bool {
     var found = false
-    forEach { if $0 >= limit { found = true } }
+    forEach { if predicate($0) { found = true } }
     return found
   }
 }
