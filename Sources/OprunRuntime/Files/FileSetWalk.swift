@@ -38,14 +38,14 @@ final class FileSetWalk: @unchecked Sendable {
   /// that starts from another folder is there once per start.
   private var found: [[FileSelection.File]] = []
   /// What each folder listed holds, each in the byte order of its paths, by folder.
-  private var listed: [String: [Listed]] = [:]
+  private var listed: [String: Listed] = [:]
   /// Pattern indices, by the folder (absolute, not yet walked) they start from.
   private var waiting: [String: [Int]] = [:]
   /// Folders still to list, with the patterns in progress there.
   private var folders: [(folder: String, steps: [Step])] = []
   /// Folders being listed now.
   private var listing = 0
-  /// How many entries `listed` holds, files and folders.
+  /// How many files `listed` holds.
   private var listedCount = 0
   /// Whether the pool's threads were asked to help.
   private var helping = false
@@ -61,11 +61,11 @@ final class FileSetWalk: @unchecked Sendable {
     self.pool = pool
   }
 
-  /// A file matched in a folder, or a folder below it that was walked: its files come in
-  /// its place in the byte order of paths.
-  private enum Listed {
-    case file(FileSelection.File)
-    case folder(String)
+  /// What listing a folder found, in the byte order of paths: the files matched, and the
+  /// folders below walked, each with how many of those files come before its own.
+  private struct Listed {
+    var files: [FileSelection.File] = []
+    var folders: [(filesBefore: Int, path: String)] = []
   }
 
   /// Every file the patterns match: per start (a folder walked, a file named), in the byte
@@ -115,10 +115,10 @@ final class FileSetWalk: @unchecked Sendable {
       while true {
         if let (folder, steps) = folders.popLast() {
           listing += 1
-          let (entries, inside) = lock.unlocked { list(folder, steps) }
+          let (found, inside) = lock.unlocked { list(folder, steps) }
           listing -= 1
-          listed[folder] = entries
-          listedCount += entries.count
+          listed[folder] = found
+          listedCount += found.files.count
           folders += inside
           if !folders.isEmpty { askForHelp() }
           if !inside.isEmpty || (folders.isEmpty && listing == 0) { lock.broadcast() }
@@ -134,12 +134,14 @@ final class FileSetWalk: @unchecked Sendable {
   /// Appends the files listed in `folder` and below it to the last start's, in order;
   /// called holding the lock.
   private func collect(_ folder: String) {
-    for entry in listed[folder] ?? [] {
-      switch entry {
-      case .file(let file): found[found.count - 1].append(file)
-      case .folder(let path): collect(path)
-      }
+    guard let listing = listed[folder] else { return }
+    var start = 0
+    for (filesBefore, path) in listing.folders {
+      found[found.count - 1] += listing.files[start..<filesBefore]
+      start = filesBefore
+      collect(path)
     }
+    found[found.count - 1] += listing.files[start...]
   }
 
   /// Has the pool's other threads list folders too, once there are more than one to list;
@@ -154,12 +156,12 @@ final class FileSetWalk: @unchecked Sendable {
   /// matched and the folders below to walk, in the byte order of their paths, and those
   /// folders with the patterns in progress in each.
   private func list(_ folder: String, _ steps: [Step]) -> (
-    entries: [Listed], inside: [(folder: String, steps: [Step])]
+    found: Listed, inside: [(folder: String, steps: [Step])]
   ) {
     guard let listing = FolderEntries(folder) else {
       return (unlistable(folder, steps), [])
     }
-    var entries: [Listed] = []
+    var found = Listed()
     var inside: [(folder: String, steps: [Step])] = []
     let holdsPrivateFolder = folder == privateFolderParts.parent
     // Its files' recorded paths go on from it: worked out once, not for each file.
@@ -189,26 +191,26 @@ final class FileSetWalk: @unchecked Sendable {
         }
         if walksInside {
           inside.append((path, stepsInside))
-          entries.append(.folder(path))
+          found.folders.append((found.files.count, path))
         }
       } else if !matched.isEmpty, let status = status() {
-        let found = Found(status: status, followsLink: false, patterns: matched)
+        let matches = Found(status: status, followsLink: false, patterns: matched)
         let recorded = recordedFolder.map { $0 == "." ? entry.name : $0 + "/" + entry.name } ?? path
-        entries.append(.file(FileSelection.File(path: path, recordedPath: recorded, found: found)))
+        found.files.append(FileSelection.File(path: path, recordedPath: recorded, found: matches))
       }
     }
-    return (entries, inside)
+    return (found, inside)
   }
 
   /// A folder that cannot be listed, recorded as unreadable for the patterns that take it
   /// whole, so that it counts as changed until it can be read.
-  private func unlistable(_ folder: String, _ steps: [Step]) -> [Listed] {
+  private func unlistable(_ folder: String, _ steps: [Step]) -> Listed {
     var whole = PatternSet()
     for (index, progress) in steps where progress.matchesEverything { whole.insert(index) }
-    guard !whole.isEmpty, var status = FileStatus.of(folder, followingLink: true) else { return [] }
+    guard !whole.isEmpty, var status = FileStatus.of(folder, followingLink: true) else { return Listed() }
     status.type = 0
     let found = Found(status: status, followsLink: false, patterns: whole)
-    return [.file(FileSelection.File(path: folder, recordedPath: recordedPath(of: folder), found: found))]
+    return Listed(files: [FileSelection.File(path: folder, recordedPath: recordedPath(of: folder), found: found)])
   }
 
   /// Whether some pattern that leads walks and has not started yet starts below `folder`;
