@@ -31,6 +31,16 @@ extension FileHasher {
     let folder = PathParts.folder(of: AbsolutePath.of(manifestPath))
     return FileHasher(cacheFolder: (folder == "/" ? "" : folder) + "/.oprun")
   }
+
+  /// Begins the snapshots a run of `graph` asks for first, so that the files are walked
+  /// while the journals are read and the run is set up: the inputs and outputs of each job
+  /// that declares some and waits for no other job. A run asks for them as it starts.
+  func prefetchFirstChecks(of graph: JobGraph) {
+    for job in graph.jobs where job.tracksFiles && job.dependencies.isEmpty && !job.barrier && job.runIf != .failure {
+      prefetch(.inputs(of: job, in: graph))
+      prefetch(.outputs(of: job, in: graph))
+    }
+  }
 }
 
 extension FilePlan {
@@ -38,9 +48,8 @@ extension FilePlan {
   /// hashing threads; only the hash cache is written.
   init(
     graph: JobGraph, fingerprints: [JobFingerprint], force: Bool, resumePlan: ResumePlan?,
-    records: [String: JournalRecord], manifestPath: String
+    records: [String: JournalRecord], manifestPath: String, hasher: FileHasher
   ) {
-    let hasher = FileHasher.forManifest(at: manifestPath)
     let listings = InputListings(manifestPath: AbsolutePath.of(manifestPath))
     self.init(
       graph: graph, fingerprints: fingerprints, force: force, resumePlan: resumePlan,

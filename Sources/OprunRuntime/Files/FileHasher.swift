@@ -16,6 +16,8 @@ public final class FileHasher: Sendable {
   /// file times with it.
   let clock: @Sendable () -> Timestamp
   private let read = Locked(ContentRead(files: 0, bytes: 0))
+  /// Snapshots begun before they were asked for, each taken by the one request for it.
+  private let prefetched = Locked<[FileSetRequest: PendingValue<FileSnapshot>]>([:])
 
   /// A hasher whose cache is kept in `cacheFolder` (the manifest's `.oprun`), or in memory
   /// only when nil. The cache is written by `cache.save()`, not before.
@@ -32,8 +34,27 @@ public final class FileHasher: Sendable {
   /// Files and bytes read for their content so far: none for a file the cache vouched for.
   public var contentRead: ContentRead { read.withLock { $0 } }
 
+  /// Begins the snapshot of `request` on the hashing threads, for the first request for
+  /// it to take: a run sets itself up meanwhile.
+  public func prefetch(_ request: FileSetRequest) {
+    prefetched.withLock { prefetched in
+      guard prefetched[request] == nil else { return }
+      prefetched[request] = PendingValue(on: pool) { self.takeSnapshot(request) }
+    }
+  }
+
+  /// The snapshot of `request` begun by ``prefetch(_:)``, taken out: the next request takes
+  /// its own.
+  func claimPrefetched(_ request: FileSetRequest) -> PendingValue<FileSnapshot>? {
+    prefetched.withLock { $0.removeValue(forKey: request) }
+  }
+
   /// The snapshot of `request`, taken on the calling thread and the hashing threads.
   public func snapshot(_ request: FileSetRequest) -> FileSnapshot {
+    claimPrefetched(request)?.value ?? takeSnapshot(request)
+  }
+
+  private func takeSnapshot(_ request: FileSetRequest) -> FileSnapshot {
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: HashingPool.bufferSize, alignment: 64)
     defer { buffer.deallocate() }
     return snapshot(request, buffer: buffer)

@@ -1,7 +1,7 @@
 import OprunCore
 
 /// What to snapshot: the files a job's `inputs` (or `outputs`) match, SPEC §10.
-public struct FileSetRequest: Sendable {
+public struct FileSetRequest: Hashable, Sendable {
   /// The absolute folder relative patterns start from: the job's working directory.
   public var folder: String
   /// The absolute folder of the manifest: recorded paths under it are relative to it, and

@@ -36,6 +36,10 @@ public final class FileSnapshotDelivery {
     waiting[ticket] = deliver
     let hasher = hasher
     let mailbox = mailbox
+    if let pending = hasher.claimPrefetched(request) {
+      pending.whenMade { mailbox.post(ticket, $0) }
+      return
+    }
     hasher.pool.submit { buffer in
       mailbox.post(ticket, hasher.snapshot(request, buffer: buffer))
     }

@@ -6,15 +6,18 @@ final class PendingValue<Value: Sendable>: @unchecked Sendable {
   private let lock = ConditionLock()
   // Guarded by `lock`.
   private var made: Value?
+  private var waiting: [@Sendable (Value) -> Void] = []
 
   /// Submits `make` to `pool`.
   init(on pool: HashingPool, _ make: @escaping @Sendable () -> Value) {
     pool.submit { _ in
       let value = make()
-      self.lock.withLock {
+      let waiting = self.lock.withLock {
         self.made = value
         self.lock.broadcast()
+        return self.waiting
       }
+      for body in waiting { body(value) }
     }
   }
 
@@ -24,5 +27,15 @@ final class PendingValue<Value: Sendable>: @unchecked Sendable {
       while made == nil { lock.wait() }
       return made!
     }
+  }
+
+  /// Calls `body` with the value once it is made: at once, on this thread, when it is;
+  /// else on the thread that makes it. Nobody waits meanwhile.
+  func whenMade(_ body: @escaping @Sendable (Value) -> Void) {
+    let already: Value? = lock.withLock {
+      if made == nil { waiting.append(body) }
+      return made
+    }
+    if let already { body(already) }
   }
 }

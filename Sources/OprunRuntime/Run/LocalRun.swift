@@ -19,6 +19,8 @@ public enum LocalRun {
       return ExitStatus.usage
     }
     let tracked = configuration.backend == .local ? Set(graph.jobs.filter(\.tracksFiles).map(\.name)) : []
+    let hasher = tracked.isEmpty ? nil : FileHasher.forManifest(at: configuration.manifestPath)
+    if let hasher, !configuration.force, !resume { hasher.prefetchFirstChecks(of: graph) }
     let fingerprints =
       configuration.keepsJournal || resume || !tracked.isEmpty ? graph.fingerprints() : nil
     var resumePlan: ResumePlan?
@@ -41,12 +43,11 @@ public enum LocalRun {
     if configuration.dryRun {
       for warning in warnings { writeAll(2, "oprun: warning: \(warning)\n") }
       let plan = graph.plan(criticalPath: criticalPath)
-      let filePlan =
-        tracked.isEmpty
-        ? nil
-        : FilePlan(
+      let filePlan = hasher.map { hasher in
+        FilePlan(
           graph: graph, fingerprints: fingerprints ?? graph.fingerprints(), force: configuration.force,
-          resumePlan: resumePlan, records: fileRecords, manifestPath: configuration.manifestPath)
+          resumePlan: resumePlan, records: fileRecords, manifestPath: configuration.manifestPath, hasher: hasher)
+      }
       writeAll(
         1, PlanText.render(plan, of: graph, resumePlan: resumePlan, filePlan: filePlan, criticalPath: criticalPath))
       return ExitStatus.success
@@ -65,7 +66,7 @@ public enum LocalRun {
     if let descriptorWarning { warnings.append(descriptorWarning) }
     return RunSession(
       graph: graph, configuration: configuration, fingerprints: fingerprints, resumePlan: resumePlan,
-      fileRecords: tracked.isEmpty ? nil : fileRecords, criticalPath: criticalPath, warnings: warnings
+      fileRecords: hasher == nil ? nil : fileRecords, hasher: hasher, criticalPath: criticalPath, warnings: warnings
     ).run()
   }
 

@@ -18,15 +18,16 @@ final class RunSession {
   let warnings: [String]
   let loop = EventLoop()
   /// Hashes the files of jobs that declare inputs or outputs; its cache is saved at the end.
-  private var hasher: FileHasher?
+  private let hasher: FileHasher?
   /// This run's journal, while one is kept.
   private var journal: JournalWriter?
 
   init(
     graph: JobGraph, configuration: RunConfiguration, fingerprints: [JobFingerprint]?, resumePlan: ResumePlan?,
-    fileRecords: [String: JournalRecord]?, criticalPath: CriticalPath?, warnings: [String]
+    fileRecords: [String: JournalRecord]?, hasher: FileHasher?, criticalPath: CriticalPath?, warnings: [String]
   ) {
     self.fileRecords = fileRecords
+    self.hasher = hasher
     self.graph = graph
     self.configuration = configuration
     self.fingerprints = fingerprints
@@ -140,13 +141,11 @@ final class RunSession {
 
   /// What lets files decide whether jobs run, when some job declares inputs or outputs.
   private func fileTracking() -> FileTracking? {
-    guard let fileRecords else { return nil }
-    let hasher = FileHasher.forManifest(at: configuration.manifestPath)
+    guard let fileRecords, let hasher else { return nil }
     guard let delivery = try? FileSnapshotDelivery(hasher: hasher, loop: loop) else {
       // Without a way to hear from the hashing threads, every job runs, as without inputs.
       return nil
     }
-    self.hasher = hasher
     let listings = InputListings(manifestPath: AbsolutePath.of(configuration.manifestPath))
     return FileTracking(
       checker: delivery, records: fileRecords, recordedInputs: { listings.listing(digest: $0) },

@@ -47,6 +47,27 @@ import Testing
     #expect(!delivery.isWaiting)
   }
 
+  @Test func aPrefetchedSnapshotAnswersTheFirstRequestForItAlone() throws {
+    let tree = try FileTree()
+    tree.write("src/a.c", "a")
+    let hasher = FileHasher(cacheFolder: nil)
+    let request = FileSetRequest(
+      folder: tree.root, manifestFolder: tree.root, patterns: [try PathPattern.parse("src/").get()])
+    hasher.prefetch(request)
+    let loop = EventLoop()
+    let delivery = try FileSnapshotDelivery(hasher: hasher, loop: loop)
+    defer { delivery.close() }
+    var first: FileSnapshot?
+    delivery.snapshot(request) { first = $0 }
+    runLoop(loop) { first != nil }
+    #expect(first?.files.map(\.path) == ["src/a.c"])
+    tree.write("src/b.c", "b")
+    var second: FileSnapshot?
+    delivery.snapshot(request) { second = $0 }
+    runLoop(loop) { second != nil }
+    #expect(second?.files.map(\.path) == ["src/a.c", "src/b.c"], "a second request looks again")
+  }
+
   @Test func aSnapshotFinishingAfterCloseIsDropped() throws {
     let tree = try FileTree()
     tree.write("a.c", "a")
