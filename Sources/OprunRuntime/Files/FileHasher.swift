@@ -82,13 +82,19 @@ public final class FileHasher: Sendable {
   /// the walk.
   private func recordsKnown(_ files: [FileSelection.File], buffer: UnsafeMutableRawBufferPointer) -> [FileRecord] {
     let sliceSize = 1024
-    let slices = Slots<[FileRecord]>(count: (files.count + sliceSize - 1) / sliceSize)
     let cache = cache.entries
-    pool.forEach(slices.count, callerBuffer: buffer) { slice, _ in
-      let range = slice * sliceSize..<min(files.count, (slice + 1) * sliceSize)
-      slices.put(slice, cache.withLookup { cache in range.map { Self.recordKnown(files[$0], cache: cache) } })
+    // Each slice's records are written in place by the thread that looks it up: gathering
+    // them afterwards would copy every one.
+    return Array(unsafeUninitializedCapacity: files.count) { records, initialized in
+      let records = DisjointSlices(records)
+      pool.forEach((files.count + sliceSize - 1) / sliceSize, callerBuffer: buffer) { slice, _ in
+        let range = slice * sliceSize..<min(files.count, (slice + 1) * sliceSize)
+        cache.withLookup { cache in
+          for index in range { records.initialize(index, to: Self.recordKnown(files[index], cache: cache)) }
+        }
+      }
+      initialized = files.count
     }
-    return slices.all.flatMap { $0 }
   }
 
   private static func recordKnown(_ file: FileSelection.File, cache: HashCache.Lookup) -> FileRecord {
@@ -106,15 +112,17 @@ public final class FileHasher: Sendable {
   /// The contents of `files`, read across the hashing threads and this one.
   private func readAll(_ files: [FileSelection.File], buffer: UnsafeMutableRawBufferPointer) -> [ContentDigest.Reading]
   {
-    let readings = Slots<ContentDigest.Reading>(count: files.count)
     let clock = clock
-    pool.forEach(files.count, callerBuffer: buffer) { index, buffer in
-      let file = files[index]
-      let reading = ContentDigest.readFile(
-        file.path, followingLink: file.found.followsLink, startedAt: clock(), buffer: buffer)
-      readings.put(index, reading)
+    let all = [ContentDigest.Reading](unsafeUninitializedCapacity: files.count) { readings, initialized in
+      let readings = DisjointSlices(readings)
+      pool.forEach(files.count, callerBuffer: buffer) { index, buffer in
+        let file = files[index]
+        let reading = ContentDigest.readFile(
+          file.path, followingLink: file.found.followsLink, startedAt: clock(), buffer: buffer)
+        readings.initialize(index, to: reading)
+      }
+      initialized = files.count
     }
-    let all = readings.all
     read.withLock { read in
       read.files += all.count { $0.kind == .file }
       read.bytes += all.reduce(0) { $0 + $1.bytesRead }
@@ -123,16 +131,11 @@ public final class FileHasher: Sendable {
   }
 }
 
-/// One slot per item, each written by the one thread that made that item, read once all are.
-private final class Slots<Value>: @unchecked Sendable {
-  private var slots: [Value?]
-  private let lock = ConditionLock()
+/// A buffer threads fill at once, each its own indices, read once all are done.
+private struct DisjointSlices<Element>: @unchecked Sendable {
+  private let buffer: UnsafeMutableBufferPointer<Element>
 
-  init(count: Int) { slots = Array(repeating: nil, count: count) }
+  init(_ buffer: UnsafeMutableBufferPointer<Element>) { self.buffer = buffer }
 
-  var count: Int { lock.withLock { slots.count } }
-
-  func put(_ index: Int, _ value: Value) { lock.withLock { slots[index] = value } }
-
-  var all: [Value] { lock.withLock { slots.map { $0! } } }
+  func initialize(_ index: Int, to element: Element) { (buffer.baseAddress! + index).initialize(to: element) }
 }

@@ -38,15 +38,17 @@ struct FileSelection {
     var removals: [String: PatternSet] = [:]
     for file in removing.joined() { removals[file.recordedPath, default: PatternSet()].formUnion(file.found.patterns) }
     var matchedSome = Array(repeating: false, count: request.patterns.count)
-    for var file in Self.merged(adding) {
-      if !removals.isEmpty, let removing = removals[file.recordedPath] { file.found.patterns.formUnion(removing) }
-      let patterns = file.found.patterns
+    func isTaken(_ file: File) -> Bool {
+      var patterns = file.found.patterns
+      if !removals.isEmpty, let removing = removals[file.recordedPath] { patterns.formUnion(removing) }
       patterns.forEach { if $0 < request.patterns.count { matchedSome[$0] = true } }
-      guard let decisive = patterns.last(below: request.patterns.count), !request.patterns[decisive].isExclusion,
-        !patterns.contains(where: { $0 >= request.patterns.count })
-      else { continue }
-      files.append(file)
+      guard let decisive = patterns.last(below: request.patterns.count) else { return false }
+      return !request.patterns[decisive].isExclusion && !patterns.contains { $0 >= request.patterns.count }
     }
+    // Filtered in place: most often every file is taken, and copying them all would cost
+    // as much as deciding.
+    files = Self.merged(adding)
+    files.removeAll { !isTaken($0) }
     unmatchedPatterns = request.patterns.indices.filter { !request.patterns[$0].isExclusion && !matchedSome[$0] }
   }
 
