@@ -84,8 +84,31 @@ extension FileSnapshot {
   /// path, kind or digest holds), so that no two lists give the same bytes.
   static func digest(of files: [FileRecord]) -> String {
     var hasher = SHA256()
+    hashedBytes(of: files[...]).withUnsafeBytes { hasher.update(bufferPointer: $0) }
+    return ContentDigest.hex(hasher.finalize())
+  }
+
+  /// The same hash, its bytes laid out a slice of files at a time across `pool`'s threads
+  /// and this one (reading into `buffer`): for a large listing, laying them out costs more
+  /// than hashing them.
+  static func digest(of files: [FileRecord], on pool: HashingPool, buffer: UnsafeMutableRawBufferPointer) -> String {
+    let sliceSize = 1024
+    let sliceCount = (files.count + sliceSize - 1) / sliceSize
+    let slices = [[UInt8]](unsafeUninitializedCapacity: sliceCount) { slices, initialized in
+      let slices = DisjointSlices(slices)
+      pool.forEach(sliceCount, callerBuffer: buffer) { slice, _ in
+        slices.initialize(slice, to: hashedBytes(of: files[slice * sliceSize..<min(files.count, (slice + 1) * sliceSize)]))
+      }
+      initialized = sliceCount
+    }
+    var hasher = SHA256()
+    for slice in slices { slice.withUnsafeBytes { hasher.update(bufferPointer: $0) } }
+    return ContentDigest.hex(hasher.finalize())
+  }
+
+  private static func hashedBytes(of files: ArraySlice<FileRecord>) -> [UInt8] {
     var bytes: [UInt8] = []
-    bytes.reserveCapacity(1 << 16)
+    bytes.reserveCapacity(files.count * 100)
     func add(_ text: String) {
       var text = text
       text.withUTF8 { bytes.append(contentsOf: $0) }
@@ -95,13 +118,7 @@ extension FileSnapshot {
       add(file.path)
       add(file.kind.rawValue)
       add(file.digest)
-      // Hashed a piece at a time, so that a large listing is never held whole.
-      if bytes.count >= 1 << 16 {
-        bytes.withUnsafeBytes { hasher.update(bufferPointer: $0) }
-        bytes.removeAll(keepingCapacity: true)
-      }
     }
-    bytes.withUnsafeBytes { hasher.update(bufferPointer: $0) }
-    return ContentDigest.hex(hasher.finalize())
+    return bytes
   }
 }

@@ -73,7 +73,9 @@ public final class FileHasher: Sendable {
         cache.record(records[index].path, .init(status: status, hashedAt: reading.startedAt, digest: reading.digest))
       }
     }
-    return FileSnapshot(files: records, unmatchedPatterns: selection.unmatchedPatterns)
+    return FileSnapshot(
+      files: records, unmatchedPatterns: selection.unmatchedPatterns,
+      digest: FileSnapshot.digest(of: records, on: pool, buffer: buffer))
   }
 
   /// The record of each of `files` as far as it is known without reading content: a
@@ -129,13 +131,4 @@ public final class FileHasher: Sendable {
     }
     return all
   }
-}
-
-/// A buffer threads fill at once, each its own indices, read once all are done.
-private struct DisjointSlices<Element>: @unchecked Sendable {
-  private let buffer: UnsafeMutableBufferPointer<Element>
-
-  init(_ buffer: UnsafeMutableBufferPointer<Element>) { self.buffer = buffer }
-
-  func initialize(_ index: Int, to element: Element) { (buffer.baseAddress! + index).initialize(to: element) }
 }

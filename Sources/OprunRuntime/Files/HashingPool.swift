@@ -115,3 +115,12 @@ final class HashingPool: @unchecked Sendable {
     }
   }
 }
+
+/// A buffer threads fill at once, each its own indices, read once all are done.
+struct DisjointSlices<Element>: @unchecked Sendable {
+  private let buffer: UnsafeMutableBufferPointer<Element>
+
+  init(_ buffer: UnsafeMutableBufferPointer<Element>) { self.buffer = buffer }
+
+  func initialize(_ index: Int, to element: Element) { (buffer.baseAddress! + index).initialize(to: element) }
+}
