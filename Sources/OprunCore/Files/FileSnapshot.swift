@@ -73,10 +73,10 @@ public struct FileDifference: Equatable, Sendable {
       if first == nil { first = FileDifference(change: change, path: path, count: 0) }
     }
     while i < old.count || j < new.count {
-      if j == new.count || (i < old.count && old[i].path.utf8.lexicographicallyPrecedes(new[j].path.utf8)) {
+      if j == new.count || (i < old.count && ByteOrder.precedes(old[i].path, new[j].path)) {
         note(.removed, old[i].path)
         i += 1
-      } else if i == old.count || new[j].path.utf8.lexicographicallyPrecedes(old[i].path.utf8) {
+      } else if i == old.count || ByteOrder.precedes(new[j].path, old[i].path) {
         note(.added, new[j].path)
         j += 1
       } else {

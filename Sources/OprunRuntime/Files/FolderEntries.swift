@@ -1,4 +1,5 @@
 import Glibc
+import OprunCore
 
 /// One folder open for listing, whose entries are looked at through its descriptor: a
 /// `stat` of an entry does not walk its whole path again.

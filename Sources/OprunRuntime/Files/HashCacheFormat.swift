@@ -32,11 +32,11 @@ enum HashCacheFormat {
     bytes.reserveCapacity(saved.byteCount + recorded.count * 200)
     // Both in path order, merged: the file stays sorted by path (once one was), whatever
     // order the dictionary has, so that saving the same entries writes the same bytes.
-    var newer = recorded.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }[...]
+    var newer = recorded.sorted { ByteOrder.precedes($0.key, $1.key) }[...]
     let replaced = Set(recorded.keys.compactMap(saved.offset(of:)))
     saved.forEachEntry { offset, path, entry in
       guard !replaced.contains(offset) else { return }
-      while let next = newer.first, next.key.utf8.lexicographicallyPrecedes(path) {
+      while let next = newer.first, Self.precedes(next.key, path) {
         append(next.key, next.value, to: &bytes)
         newer.removeFirst()
       }
@@ -55,6 +55,11 @@ enum HashCacheFormat {
       return false
     }
     return true
+  }
+
+  private static func precedes(_ path: String, _ other: UnsafeRawBufferPointer) -> Bool {
+    var path = path
+    return path.withUTF8 { ByteOrder.precedes($0, other.assumingMemoryBound(to: UInt8.self)) }
   }
 
   private static func append(_ path: String, _ entry: HashCache.Entry, to bytes: inout [UInt8]) {

@@ -67,17 +67,27 @@ public struct InputListings: Sendable {
 
   /// The records of `bytes`; nil when any entry is damaged.
   static func records(in bytes: [UInt8]) -> [FileRecord]? {
-    var records: [FileRecord] = []
-    for entry in bytes.split(separator: 0, omittingEmptySubsequences: true) {
-      let fields = entry.split(separator: UInt8(ascii: " "), maxSplits: 2, omittingEmptySubsequences: false)
-      guard fields.count == 3, let kind = FileKind(rawValue: String(decoding: fields[0], as: UTF8.self)) else {
-        return nil
+    // Scanned by hand over the buffer: a listing of many thousand files is read when an
+    // input changed, to say which one, and the generic splits took longer than the decision.
+    bytes.withUnsafeBufferPointer { bytes in
+      var records: [FileRecord] = []
+      var start = 0
+      while start < bytes.count {
+        let end = bytes[start...].firstIndex(of: 0) ?? bytes.count
+        defer { start = end + 1 }
+        guard end > start else { continue }
+        let entry = UnsafeBufferPointer(rebasing: bytes[start..<end])
+        guard let kindEnd = entry.firstIndex(of: UInt8(ascii: " ")),
+          let digestEnd = entry[(kindEnd + 1)...].firstIndex(of: UInt8(ascii: " ")),
+          let kind = FileKind(rawValue: String(decoding: entry[..<kindEnd], as: UTF8.self))
+        else { return nil }
+        records.append(
+          FileRecord(
+            path: String(decoding: entry[(digestEnd + 1)...], as: UTF8.self), kind: kind,
+            digest: String(decoding: entry[(kindEnd + 1)..<digestEnd], as: UTF8.self)))
       }
-      records.append(
-        FileRecord(
-          path: String(decoding: fields[2], as: UTF8.self), kind: kind, digest: String(decoding: fields[1], as: UTF8.self)))
+      return records
     }
-    return records
   }
 
   /// 64 lower-case hex digits: nothing else names a file here.
