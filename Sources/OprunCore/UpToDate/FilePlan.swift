@@ -28,8 +28,7 @@ public struct FilePlan: Sendable {
       let found = record(job)
       let check = UpToDateCheck(
         job: job, record: found, fingerprint: fingerprints[job], inputs: inputs, outputs: outputs,
-        // The kept listing only says which input changed: not read when none did.
-        recordedInputs: found?.files.flatMap { $0.inputs == inputs.digest ? nil : recordedInputs($0.inputs) },
+        recordedInputs: UpToDateCheck.recordedInputs(of: found, now: inputs, read: recordedInputs),
         dependencyResults: node.dependencies.map { results[$0] })
       let decision = force ? RunDecision.runs(.forced) : check.decision(in: graph)
       decisions[job] = decision

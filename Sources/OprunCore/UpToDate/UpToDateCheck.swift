@@ -26,6 +26,16 @@ public struct UpToDateCheck: Sendable {
     self.dependencyResults = dependencyResults
   }
 
+  /// The listing to check against: the one `record`'s inputs digest names, got from `read`,
+  /// when the inputs `now` differ from it. It only says which input changed, so it is not
+  /// read when none did.
+  public static func recordedInputs(
+    of record: JournalRecord?, now inputs: FileSnapshot, read: (String) -> [FileRecord]?
+  ) -> [FileRecord]? {
+    guard let files = record?.files, files.inputs != inputs.digest else { return nil }
+    return read(files.inputs)
+  }
+
   /// Up to date, or the first reason it runs, in the order SPEC §10 lists them: its record,
   /// its command and settings, its inputs, its dependencies, its outputs.
   public func decision(in graph: JobGraph) -> RunDecision {

@@ -69,8 +69,7 @@ extension RunDriver {
     let record = tracking.records[name]
     let check = UpToDateCheck(
       job: job, record: record, fingerprint: fingerprints[job], inputs: inputs, outputs: outputs,
-      // The kept listing only says which input changed: not read when none did.
-      recordedInputs: record?.files.flatMap { $0.inputs == inputs.digest ? nil : tracking.recordedInputs($0.inputs) },
+      recordedInputs: UpToDateCheck.recordedInputs(of: record, now: inputs, read: tracking.recordedInputs),
       dependencyResults: graph.jobs[job].dependencies.map { results[$0] ?? .ran(recorded: "") })
     fileChecks[job]?.check = check
     let decision = tracking.force ? RunDecision.runs(.forced) : check.decision(in: graph)
