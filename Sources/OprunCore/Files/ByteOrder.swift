@@ -14,4 +14,26 @@ public enum ByteOrder {
     var b = b
     return a.withUTF8 { a in b.withUTF8 { b in precedes(a, b) } }
   }
+
+  /// The indices `0..<count` in the byte order of the keys `key(index, &bytes)` appends, equal
+  /// keys in index order. The keys are laid out in one buffer and the indices sorted over it:
+  /// sorting the items themselves would move each whole at every step, retaining and
+  /// releasing their strings.
+  public static func sortedIndices(_ count: Int, key: (Int, inout [UInt8]) -> Void) -> [Int] {
+    var bytes: [UInt8] = []
+    var ranges: [Range<Int>] = []
+    ranges.reserveCapacity(count)
+    for index in 0..<count {
+      let start = bytes.count
+      key(index, &bytes)
+      ranges.append(start..<bytes.count)
+    }
+    var order = Array(0..<count)
+    bytes.withUnsafeBufferPointer { bytes in
+      order.sort { a, b in
+        precedes(UnsafeBufferPointer(rebasing: bytes[ranges[a]]), UnsafeBufferPointer(rebasing: bytes[ranges[b]]))
+      }
+    }
+    return order
+  }
 }

@@ -91,36 +91,19 @@ struct FileSelection {
 
   /// `files` in the byte order of their recorded paths, each path once. A walk from one
   /// start gives them in that order already, but for a folder that could not be listed
-  /// (recorded where its files would be) or one outside the manifest's folder. Their indices are sorted over one buffer holding every path's bytes: sorting
-  /// the files themselves retains and releases their strings at each comparison and move,
-  /// which on a large set cost more than the walk.
+  /// (recorded where its files would be) or one outside the manifest's folder.
   private static func sortedByRecordedPath(_ files: [File]) -> [File] {
     let inOrder = files.indices.dropFirst().allSatisfy { index in
       ByteOrder.precedes(files[index - 1].recordedPath, files[index].recordedPath)
     }
     if inOrder { return files }
-    var bytes: [UInt8] = []
-    var ranges: [Range<Int>] = []
-    ranges.reserveCapacity(files.count)
-    for file in files {
-      let start = bytes.count
-      bytes.append(contentsOf: file.recordedPath.utf8)
-      ranges.append(start..<bytes.count)
-    }
-    var order = Array(files.indices)
     var sorted: [File] = []
     sorted.reserveCapacity(files.count)
-    bytes.withUnsafeBufferPointer { bytes in
-      func path(_ index: Int) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: bytes[ranges[index]]) }
-      order.sort { a, b in ByteOrder.precedes(path(a), path(b)) }
-      var previous: Int?
-      for index in order {
-        if let previous, !ByteOrder.precedes(path(previous), path(index)) {
-          sorted[sorted.count - 1].found.patterns.formUnion(files[index].found.patterns)
-        } else {
-          sorted.append(files[index])
-        }
-        previous = index
+    for index in ByteOrder.sortedIndices(files.count, key: { $1 += files[$0].recordedPath.utf8 }) {
+      if let last = sorted.last, last.recordedPath == files[index].recordedPath {
+        sorted[sorted.count - 1].found.patterns.formUnion(files[index].found.patterns)
+      } else {
+        sorted.append(files[index])
       }
     }
     return sorted

@@ -35,24 +35,10 @@ final class FolderEntries {
   /// ended in `/`, since its files' paths go on with one. Each comes with its `lstat` when
   /// telling whether it is a folder took one.
   func sortedAsPaths() -> [(entry: Entry, status: FileStatus?)] {
-    var statuses: [FileStatus?] = []
-    // Every name's bytes in one buffer, with a `/` after a folder's: the indices are sorted
-    // over it, not the entries, which would be moved whole at each step.
-    var names: [UInt8] = []
-    var ranges: [Range<Int>] = []
-    for entry in entries {
-      let status = entry.type == DT_UNKNOWN ? status(of: entry.name) : nil
-      statuses.append(status)
-      let start = names.count
-      names.append(contentsOf: entry.name.utf8)
-      if entry.type == DT_DIR || status?.isFolder == true { names.append(UInt8(ascii: "/")) }
-      ranges.append(start..<names.count)
-    }
-    var order = Array(entries.indices)
-    names.withUnsafeBufferPointer { names in
-      order.sort { a, b in
-        ByteOrder.precedes(UnsafeBufferPointer(rebasing: names[ranges[a]]), UnsafeBufferPointer(rebasing: names[ranges[b]]))
-      }
+    let statuses = entries.map { $0.type == DT_UNKNOWN ? status(of: $0.name) : nil }
+    let order = ByteOrder.sortedIndices(entries.count) { index, bytes in
+      bytes += entries[index].name.utf8
+      if entries[index].type == DT_DIR || statuses[index]?.isFolder == true { bytes.append(UInt8(ascii: "/")) }
     }
     return order.map { (entries[$0], statuses[$0]) }
   }
