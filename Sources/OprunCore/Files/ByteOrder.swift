@@ -4,9 +4,26 @@ import Glibc
 /// sorting a large tree calls it in loops across modules.
 public enum ByteOrder {
   @inlinable public static func precedes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+    order(a, b) < 0
+  }
+
+  /// Negative when `a` comes first, zero when they are the same bytes, positive when `b` does.
+  @inlinable public static func order(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {
     let shorter = min(a.count, b.count)
-    let common = shorter == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, shorter)
-    return common != 0 ? common < 0 : a.count < b.count
+    let common = shorter == 0 ? 0 : Int(memcmp(a.baseAddress!, b.baseAddress!, shorter))
+    return common != 0 ? common : a.count - b.count
+  }
+
+  @inlinable public static func order(_ a: UnsafeBufferPointer<UInt8>, _ b: String) -> Int {
+    if let order = b.utf8.withContiguousStorageIfAvailable({ order(a, $0) }) { return order }
+    var b = b
+    return b.withUTF8 { order(a, $0) }
+  }
+
+  @inlinable public static func order(_ a: String, _ b: String) -> Int {
+    if let order = a.utf8.withContiguousStorageIfAvailable({ order($0, b) }) { return order }
+    var a = a
+    return a.withUTF8 { order($0, b) }
   }
 
   @inlinable public static func precedes(_ a: String, _ b: String) -> Bool {

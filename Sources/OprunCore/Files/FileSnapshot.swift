@@ -65,22 +65,48 @@ public struct FileDifference: Equatable, Sendable {
 
   /// nil when both listings (each sorted by path) hold the same files with the same contents.
   public static func between(old: [FileRecord], new: [FileRecord]) -> FileDifference? {
+    merge(
+      oldCount: old.count, new: new, order: { i, j in ByteOrder.order(old[i].path, new[j].path) },
+      same: { i, j in old[i] == new[j] }, oldPath: { old[$0].path })
+  }
+
+  /// nil when `old`, a kept listing, and `new` (each sorted by path) hold the same files with
+  /// the same contents. The listing is read in place: no string is made but the one named.
+  public static func between(old: FileListing, new: [FileRecord]) -> FileDifference? {
+    old.withEntries { entries, bytes in
+      func oldBytes(_ range: Range<Int>) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: bytes[range]) }
+      return merge(
+        oldCount: entries.count, new: new,
+        order: { i, j in ByteOrder.order(oldBytes(entries[i].path), new[j].path) },
+        same: { i, j in
+          entries[i].kind == new[j].kind && ByteOrder.order(oldBytes(entries[i].digest), new[j].digest) == 0
+        },
+        oldPath: old.path(at:))
+    }
+  }
+
+  /// The walk of both sorted listings in step, files named by their indices; `order(i, j)`
+  /// compares `old`'s path `i` with `new`'s `j`, negative when `old`'s comes first.
+  private static func merge(
+    oldCount: Int, new: [FileRecord], order: (Int, Int) -> Int, same: (Int, Int) -> Bool, oldPath: (Int) -> String
+  ) -> FileDifference? {
     var first: FileDifference?
     var count = 0
     var (i, j) = (0, 0)
-    func note(_ change: Change, _ path: String) {
+    func note(_ change: Change, _ path: @autoclosure () -> String) {
       count += 1
-      if first == nil { first = FileDifference(change: change, path: path, count: 0) }
+      if first == nil { first = FileDifference(change: change, path: path(), count: 0) }
     }
-    while i < old.count || j < new.count {
-      if j == new.count || (i < old.count && ByteOrder.precedes(old[i].path, new[j].path)) {
-        note(.removed, old[i].path)
+    while i < oldCount || j < new.count {
+      let relation = j == new.count ? -1 : i == oldCount ? 1 : order(i, j)
+      if relation < 0 {
+        note(.removed, oldPath(i))
         i += 1
-      } else if i == old.count || ByteOrder.precedes(new[j].path, old[i].path) {
+      } else if relation > 0 {
         note(.added, new[j].path)
         j += 1
       } else {
-        if old[i] != new[j] { note(.changed, new[j].path) }
+        if !same(i, j) { note(.changed, new[j].path) }
         i += 1
         j += 1
       }

@@ -13,7 +13,7 @@ public struct FilePlan: Sendable {
   /// decided for the others (nil: they run).
   public init(
     graph: JobGraph, fingerprints: [JobFingerprint], force: Bool, resumePlan: ResumePlan?,
-    record: (JobID) -> JournalRecord?, recordedInputs: (String) -> [FileRecord]?,
+    record: (JobID) -> JournalRecord?, recordedInputs: (String) -> FileListing?,
     files: (JobID) -> (inputs: FileSnapshot, outputs: FileSnapshot)
   ) {
     var decisions = [RunDecision?](repeating: nil, count: graph.jobs.count)

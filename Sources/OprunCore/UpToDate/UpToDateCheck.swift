@@ -9,13 +9,13 @@ public struct UpToDateCheck: Sendable {
   public var inputs: FileSnapshot
   public var outputs: FileSnapshot
   /// The listing behind the record's inputs digest, while it is kept; nil when it is gone.
-  public var recordedInputs: [FileRecord]?
+  public var recordedInputs: FileListing?
   /// Each dependency's result in this run, in the order the job lists them.
   public var dependencyResults: [JobResult]
 
   public init(
     job: JobID, record: JournalRecord?, fingerprint: JobFingerprint, inputs: FileSnapshot, outputs: FileSnapshot,
-    recordedInputs: [FileRecord]?, dependencyResults: [JobResult]
+    recordedInputs: FileListing?, dependencyResults: [JobResult]
   ) {
     self.job = job
     self.record = record
@@ -30,8 +30,8 @@ public struct UpToDateCheck: Sendable {
   /// when the inputs `now` differ from it. It only says which input changed, so it is not
   /// read when none did.
   public static func recordedInputs(
-    of record: JournalRecord?, now inputs: FileSnapshot, read: (String) -> [FileRecord]?
-  ) -> [FileRecord]? {
+    of record: JournalRecord?, now inputs: FileSnapshot, read: (String) -> FileListing?
+  ) -> FileListing? {
     guard let files = record?.files, files.inputs != inputs.digest else { return nil }
     return read(files.inputs)
   }

@@ -2,9 +2,10 @@ import Glibc
 import OprunCore
 
 /// The listings of inputs that journal records name by digest (SPEC §10), one file each in
-/// `.oprun/inputs/`: a record holds only its inputs' digest, and the listing is read back only
-/// when the digest differs, to say which input was added, removed or changed. A listing that
-/// is gone only makes that reason vaguer ("its inputs changed").
+/// `.oprun/inputs/`, laid out as ``FileListing`` lays them out: a record holds only its
+/// inputs' digest, and the listing is read back only when the digest differs, to say which
+/// input was added, removed or changed. A listing that is gone only makes that reason vaguer
+/// ("its inputs changed").
 public struct InputListings: Sendable {
   /// `.oprun/inputs` beside the manifest.
   public let path: String
@@ -17,11 +18,11 @@ public struct InputListings: Sendable {
   }
 
   /// The listing kept under `digest`; nil when there is none or it cannot be read.
-  public func listing(digest: String) -> [FileRecord]? {
+  public func listing(digest: String) -> FileListing? {
     guard Self.isDigest(digest),
       case .success(let bytes) = FileContents.read(path: path + "/" + digest, limit: Self.maximumSize, regularOnly: true)
     else { return nil }
-    return Self.records(in: bytes)
+    return FileListing(bytes: bytes)
   }
 
   /// Keeps `files` under `digest`, unless it is kept already; written whole or not at all.
@@ -34,8 +35,7 @@ public struct InputListings: Sendable {
     let temporary = file + ".\(getpid()).part"
     let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     guard descriptor >= 0 else { return false }
-    let bytes = Self.bytes(of: files)
-    let failure = bytes.withUnsafeBytes { writeWhole(descriptor, $0) }
+    let failure = FileListing(files).bytes.withUnsafeBytes { writeWhole(descriptor, $0) }
     close(descriptor)
     guard failure == 0, rename(temporary, file) == 0 else {
       unlink(temporary)
@@ -48,46 +48,6 @@ public struct InputListings: Sendable {
   public func remove(digest: String) {
     guard Self.isDigest(digest) else { return }
     unlink(path + "/" + digest)
-  }
-
-  /// `KIND DIGEST PATH` and a NUL, per file: a path may hold any byte but NUL.
-  static func bytes(of files: [FileRecord]) -> [UInt8] {
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(files.count * 96)
-    for file in files {
-      bytes.append(contentsOf: file.kind.rawValue.utf8)
-      bytes.append(UInt8(ascii: " "))
-      bytes.append(contentsOf: file.digest.utf8)
-      bytes.append(UInt8(ascii: " "))
-      bytes.append(contentsOf: file.path.utf8)
-      bytes.append(0)
-    }
-    return bytes
-  }
-
-  /// The records of `bytes`; nil when any entry is damaged.
-  static func records(in bytes: [UInt8]) -> [FileRecord]? {
-    // Scanned by hand over the buffer: a listing of many thousand files is read when an
-    // input changed, to say which one, and the generic splits took longer than the decision.
-    bytes.withUnsafeBufferPointer { bytes in
-      var records: [FileRecord] = []
-      var start = 0
-      while start < bytes.count {
-        let end = bytes[start...].firstIndex(of: 0) ?? bytes.count
-        defer { start = end + 1 }
-        guard end > start else { continue }
-        let entry = UnsafeBufferPointer(rebasing: bytes[start..<end])
-        guard let kindEnd = entry.firstIndex(of: UInt8(ascii: " ")),
-          let digestEnd = entry[(kindEnd + 1)...].firstIndex(of: UInt8(ascii: " ")),
-          let kind = FileKind(rawValue: String(decoding: entry[..<kindEnd], as: UTF8.self))
-        else { return nil }
-        records.append(
-          FileRecord(
-            path: String(decoding: entry[(digestEnd + 1)...], as: UTF8.self), kind: kind,
-            digest: String(decoding: entry[(kindEnd + 1)..<digestEnd], as: UTF8.self)))
-      }
-      return records
-    }
   }
 
   /// 64 lower-case hex digits: nothing else names a file here.

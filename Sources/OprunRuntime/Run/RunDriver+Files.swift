@@ -6,12 +6,12 @@ public struct FileTracking {
   /// Each job's newest record that stands, by name (``JournalRecord/started``).
   public var records: [String: JournalRecord]
   /// The listing of inputs recorded under a digest, while it is kept.
-  public var recordedInputs: (String) -> [FileRecord]?
+  public var recordedInputs: (String) -> FileListing?
   /// `--force`: every job runs, and its files are recorded.
   public var force: Bool
 
   public init(
-    checker: any FileChecking, records: [String: JournalRecord], recordedInputs: @escaping (String) -> [FileRecord]?,
+    checker: any FileChecking, records: [String: JournalRecord], recordedInputs: @escaping (String) -> FileListing?,
     force: Bool
   ) {
     self.checker = checker

@@ -48,7 +48,7 @@ import Testing
     success.files = recorded
     return UpToDateCheck(
       job: job, record: record ?? success, fingerprint: fingerprint, inputs: snapshot(inputs ?? sources),
-      outputs: outputs ?? snapshot(app), recordedInputs: listing ?? sources, dependencyResults: [])
+      outputs: outputs ?? snapshot(app), recordedInputs: (listing ?? sources).map(FileListing.init), dependencyResults: [])
   }
 
   @Test func unchangedInputsOutputsAndSettingsAreUpToDate() throws {
@@ -139,7 +139,7 @@ import Testing
     func check(_ result: JobResult) -> RunDecision {
       UpToDateCheck(
         job: test, record: record, fingerprint: fingerprint, inputs: snapshot(app), outputs: snapshot(log),
-        recordedInputs: app, dependencyResults: [result]
+        recordedInputs: FileListing(app), dependencyResults: [result]
       ).decision(in: graph)
     }
     // build ran again and wrote the same bytes: early cutoff.
