@@ -32,7 +32,10 @@ public final class HashCache: Sendable {
     /// The entries recorded since loading, which replace saved ones of the same path: few,
     /// as most files are found unchanged.
     var recorded: [String: Entry] = [:]
-    var changed = false
+    /// The paths of `recorded` not yet written to the file.
+    var unsaved: Set<String> = []
+    /// The file as this cache last read or wrote it; nil when it is to be written whole.
+    var layout: FileLayout?
   }
 
   /// The cache saved in `folder` (a manifest's `.oprun`), or an empty one when there is
@@ -46,9 +49,12 @@ public final class HashCache: Sendable {
   /// `body` given the saved entries, once loaded, and the state.
   private func withLoadedState<T>(_ body: (SavedHashes, inout State) -> T) -> T {
     state.withLock { state in
-      let saved = state.saved ?? loading?.value ?? .empty
-      state.saved = saved
-      return body(saved, &state)
+      if state.saved == nil {
+        let saved = loading?.value ?? .empty
+        state.saved = saved
+        state.layout = saved.layout
+      }
+      return body(state.saved!, &state)
     }
   }
 
@@ -101,21 +107,40 @@ public final class HashCache: Sendable {
     withLoadedState { saved, state in
       guard (state.recorded[path] ?? saved.offset(of: path).map(saved.entry(at:))) != entry else { return }
       state.recorded[path] = entry
-      state.changed = true
+      state.unsaved.insert(path)
     }
   }
 
-  /// Writes the cache to its file when something changed since it was loaded or saved:
-  /// a new file renamed over the old, so a reader sees one or the other. A folder that
-  /// cannot be written is done without: the cache only saves time.
+  /// Writes what was recorded since the cache was loaded or saved to its file: appended as a
+  /// block while the appended blocks stay small beside the first, so that one new hash costs
+  /// its own bytes; otherwise the whole cache in a new file renamed over the old, so a reader
+  /// sees one or the other. A folder that cannot be written is done without: the cache only
+  /// saves time.
   public func save() {
     guard let file else { return }
-    let entries: (SavedHashes, [String: Entry])? = withLoadedState { saved, state in
-      guard state.changed else { return nil }
-      state.changed = false
-      return (saved, state.recorded)
+    let pending: (SavedHashes, [String: Entry], Set<String>, FileLayout?)? = withLoadedState { saved, state in
+      guard !state.unsaved.isEmpty else { return nil }
+      defer { state.unsaved = [] }
+      return (saved, state.recorded, state.unsaved, state.layout)
     }
-    guard let (saved, recorded) = entries else { return }
-    if !HashCacheFormat.save(saved, recorded, to: file) { state.withLock { $0.changed = true } }
+    guard let (saved, recorded, unsaved, layout) = pending else { return }
+    let fresh = recorded.filter { unsaved.contains($0.key) }
+    var written: FileLayout?
+    if var layout, (layout.appended + HashCacheFormat.blockSize(of: fresh)) * Self.appendedShare <= layout.whole,
+      let size = HashCacheFormat.append(fresh, to: file)
+    {
+      layout.appended += size
+      written = layout
+    } else {
+      written = HashCacheFormat.rewrite(saved, recorded, to: file)
+    }
+    state.withLock { state in
+      state.layout = written
+      if written == nil { state.unsaved.formUnion(unsaved) }
+    }
   }
+
+  /// How many times the appended blocks' size the first block must hold for one more to be
+  /// appended: a loaded cache holds at most a quarter more than it needs.
+  static let appendedShare = 4
 }

@@ -2,64 +2,110 @@ import Crypto
 import Glibc
 import OprunCore
 
-/// The hash cache's file: a header line, then per entry the path's length (4 bytes) and
-/// bytes, nine 8-byte numbers (device, inode, size, modification, change and hashing times
-/// as seconds and nanoseconds) and the 64 hex digits of the digest, all little-endian; then
-/// the SHA-256 of everything before it, so that a damaged file is told from a good one.
+/// The hash cache's file: a header line, then blocks of entries. The first holds the entries
+/// as the file was last written whole, sorted by path; each later one what a run recorded
+/// since, appended, so that one new hash costs its own bytes and not the whole file's. An
+/// entry replaces any earlier one of its path. A block is the size of its entries (8 bytes),
+/// the entries and the SHA-256 of both, so that a damaged or half-written one is told from a
+/// good one: the blocks before it still count, and the next save writes the file whole.
+/// An entry is the path's length (4 bytes) and bytes, nine 8-byte numbers (device, inode,
+/// size, modification, change and hashing times as seconds and nanoseconds) and the 64 hex
+/// digits of the digest, all little-endian.
 enum HashCacheFormat {
-  static let header = Array("oprun hash cache 1\n".utf8)
+  static let header = Array("oprun hash cache 2\n".utf8)
   static let digestSize = 32
   fileprivate static let numbersSize = 9 * 8
   fileprivate static let hexSize = 64
+  /// The bytes a block adds around its entries.
+  static let blockFraming = 8 + digestSize
   /// Larger than any cache of a sane manifest: a bigger file is not read.
   private static let sizeLimit = 1 << 30
 
-  /// The entries saved in `file`; nil when there is none, or it is not a whole cache file.
+  /// The entries saved in `file`; nil when there is none, or it is not a cache file whose
+  /// first block is whole.
   static func load(from file: String) -> SavedHashes? {
     guard case .success(let bytes) = FileContents.read(path: file, limit: sizeLimit, regularOnly: true),
-      bytes.count >= header.count + digestSize, bytes.starts(with: header)
+      bytes.starts(with: header)
     else { return nil }
-    let body = bytes[..<(bytes.count - digestSize)]
-    guard rawSHA256(body) == Array(bytes[(bytes.count - digestSize)...]) else { return nil }
-    return SavedHashes(indexing: bytes)
+    var blocks: [Range<Int>] = []
+    var offset = header.count
+    while bytes.count - offset >= blockFraming {
+      let size = bytes.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) }
+      guard size <= UInt64(bytes.count - offset - blockFraming) else { break }
+      let end = offset + 8 + Int(size)
+      guard rawSHA256(bytes[offset..<end]) == Array(bytes[end..<(end + digestSize)]) else { break }
+      blocks.append((offset + 8)..<end)
+      offset = end + digestSize
+    }
+    guard let first = blocks.first else { return nil }
+    return SavedHashes(
+      indexing: bytes, blocks: blocks,
+      layout: offset == bytes.count ? FileLayout(whole: first.upperBound + digestSize, appended: offset - first.upperBound - digestSize) : nil)
   }
 
   /// Writes the entries of `saved` that `recorded` does not replace, and those of `recorded`,
-  /// to a new file renamed over `file`, making its folder if need be; false when that could
-  /// not be done.
-  static func save(_ saved: SavedHashes, _ recorded: [String: HashCache.Entry], to file: String) -> Bool {
-    var bytes = header
-    bytes.reserveCapacity(saved.byteCount + recorded.count * 200)
-    // Both in path order, merged: the file stays sorted by path (once one was), whatever
-    // order the dictionary has, so that saving the same entries writes the same bytes.
-    var newer = recorded.sorted { ByteOrder.precedes($0.key, $1.key) }[...]
-    let replaced = Set(recorded.keys.compactMap(saved.offset(of:)))
-    saved.forEachEntry { offset, path, entry in
-      guard !replaced.contains(offset) else { return }
-      while let next = newer.first, Self.precedes(next.key, path) {
-        append(next.key, next.value, to: &bytes)
-        newer.removeFirst()
+  /// to a new file of one block renamed over `file`, making its folder if need be; its
+  /// layout, or nil when that could not be done.
+  static func rewrite(_ saved: SavedHashes, _ recorded: [String: HashCache.Entry], to file: String) -> FileLayout? {
+    var fresh: [UInt8] = []
+    for (path, entry) in recorded { append(path, entry, to: &fresh) }
+    var body: [UInt8] = []
+    body.reserveCapacity(saved.byteCount + fresh.count)
+    // In path order, whatever order the dictionary has: saving the same entries writes the
+    // same bytes.
+    var pieces: [(path: UnsafeRawBufferPointer, entry: UnsafeRawBufferPointer)] = []
+    saved.withLiveEntries { liveEntries in
+      fresh.withUnsafeBytes { fresh in
+        liveEntries { path, entry in
+          if !recorded.isEmpty, recorded[String(decoding: path, as: UTF8.self)] != nil { return }
+          pieces.append((path, entry))
+        }
+        EntryParts.forEach(in: fresh, 0..<fresh.count) { parts in
+          pieces.append((parts.pathBytes(in: fresh), UnsafeRawBufferPointer(rebasing: fresh[parts.start..<parts.end])))
+        }
+        pieces.sort { ByteOrder.precedes($0.path.assumingMemoryBound(to: UInt8.self), $1.path.assumingMemoryBound(to: UInt8.self)) }
+        for piece in pieces { body += piece.entry }
       }
-      bytes += entry
     }
-    for (path, entry) in newer { append(path, entry, to: &bytes) }
-    bytes += rawSHA256(bytes[...])
+    var bytes = header
+    appendBlock(body, to: &bytes)
     mkdir(PathParts.folder(of: file), 0o755)
     let temporary = file + ".\(getpid()).new"
     let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    guard descriptor >= 0 else { return false }
-    let written = writeAll(descriptor, bytes)
+    guard descriptor >= 0 else { return nil }
+    let written = bytes.withUnsafeBytes { writeWhole(descriptor, $0) } == 0
     close(descriptor)
     guard written, rename(temporary, file) == 0 else {
       unlink(temporary)
-      return false
+      return nil
     }
-    return true
+    return FileLayout(whole: bytes.count, appended: 0)
   }
 
-  private static func precedes(_ path: String, _ other: UnsafeRawBufferPointer) -> Bool {
-    var path = path
-    return path.withUTF8 { ByteOrder.precedes($0, other.assumingMemoryBound(to: UInt8.self)) }
+  /// Appends `recorded` to `file` as a block, in one write; the bytes added, or nil when the
+  /// file is gone or could not be written.
+  static func append(_ recorded: [String: HashCache.Entry], to file: String) -> Int? {
+    var body: [UInt8] = []
+    for (path, entry) in recorded.sorted(by: { ByteOrder.precedes($0.key, $1.key) }) { append(path, entry, to: &body) }
+    var block: [UInt8] = []
+    appendBlock(body, to: &block)
+    let descriptor = open(file, O_WRONLY | O_APPEND | O_CLOEXEC)
+    guard descriptor >= 0 else { return nil }
+    let failure = block.withUnsafeBytes { writeWhole(descriptor, $0) }
+    close(descriptor)
+    return failure == 0 ? block.count : nil
+  }
+
+  /// The bytes `recorded` takes as an appended block.
+  static func blockSize(of recorded: [String: HashCache.Entry]) -> Int {
+    recorded.keys.reduce(blockFraming) { $0 + EntryParts.smallestSize + $1.utf8.count }
+  }
+
+  private static func appendBlock(_ body: [UInt8], to bytes: inout [UInt8]) {
+    let start = bytes.count
+    withUnsafeBytes(of: UInt64(body.count).littleEndian) { bytes += $0 }
+    bytes += body
+    bytes += rawSHA256(bytes[start...])
   }
 
   private static func append(_ path: String, _ entry: HashCache.Entry, to bytes: inout [UInt8]) {
@@ -75,22 +121,20 @@ enum HashCacheFormat {
     bytes += entry.digest.utf8
   }
 
-  private static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {
-    var offset = 0
-    while offset < bytes.count {
-      let count = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-      if count < 0, errno == EINTR { continue }
-      guard count > 0 else { return false }
-      offset += count
-    }
-    return true
-  }
-
   private static func rawSHA256(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
     var hasher = SHA256()
     bytes.withUnsafeBytes { hasher.update(bufferPointer: $0) }
     return Array(hasher.finalize())
   }
+}
+
+/// Where a cache file's blocks end: what an appended block adds to it is weighed against what
+/// its first block holds, to decide when it is written whole again.
+struct FileLayout: Equatable, Sendable {
+  /// The header and the first block.
+  var whole: Int
+  /// The blocks after it.
+  var appended: Int
 }
 
 /// A loaded cache file, kept whole as its bytes with a table of where each path's entry
@@ -99,15 +143,17 @@ enum HashCacheFormat {
 struct SavedHashes: Sendable {
   /// The whole file, header and trailer included.
   private let bytes: [UInt8]
-  /// Where in `bytes` the entries lie.
-  private let entries: Range<Int>
-  /// Open addressing by `pathHash`, probing linearly: the offsets in `bytes` of entries;
-  /// 0, which is inside the header, for none.
+  /// Where in `bytes` the entries of each good block lie, in file order.
+  private let blocks: [Range<Int>]
+  /// Open addressing by `pathHash`, probing linearly: the offsets in `bytes` of entries, the
+  /// last of a path's; 0, which is inside the header, for none.
   private let slots: [UInt32]
   /// How many paths it holds.
   let count: Int
+  /// The file's blocks, when every one is good; nil when it must be written whole again.
+  let layout: FileLayout?
 
-  static let empty = SavedHashes(bytes: [], entries: 0..<0, slots: [0], count: 0)
+  static let empty = SavedHashes(bytes: [], blocks: [], slots: [0], count: 0, layout: nil)
 
   /// The size of the file it was loaded from.
   var byteCount: Int { bytes.count }
@@ -161,14 +207,20 @@ struct SavedHashes: Sendable {
     }
   }
 
-  /// `body` given each entry in file order: where it starts, its path's bytes and its own.
-  func forEachEntry(_ body: (_ offset: Int, _ path: UnsafeRawBufferPointer, _ entry: UnsafeRawBufferPointer) -> Void) {
-    bytes.withUnsafeBytes { raw in
-      var offset = entries.lowerBound
-      while offset < entries.upperBound {
-        let parts = EntryParts(in: raw, at: offset)
-        body(offset, parts.pathBytes(in: raw), UnsafeRawBufferPointer(rebasing: raw[offset..<parts.end]))
-        offset = parts.end
+  /// `body` given a way to visit each path's entry that stands (the last of its path): its
+  /// path's bytes and its own, valid during the call.
+  func withLiveEntries(
+    _ body: ((_ visit: (_ path: UnsafeRawBufferPointer, _ entry: UnsafeRawBufferPointer) -> Void) -> Void) -> Void
+  ) {
+    withLookup { lookup in
+      body { visit in
+        for block in blocks {
+          EntryParts.forEach(in: lookup.raw, block) { parts in
+            let path = parts.pathBytes(in: lookup.raw)
+            guard Int(lookup.slots[Self.slot(for: path, in: lookup.raw, slots: lookup.slots)]) == parts.start else { return }
+            visit(path, UnsafeRawBufferPointer(rebasing: lookup.raw[parts.start..<parts.end]))
+          }
+        }
       }
     }
   }
@@ -217,30 +269,26 @@ struct SavedHashes: Sendable {
 }
 
 extension SavedHashes {
-  /// The entries of `bytes`, a cache file whose trailer was checked, in a table built in one
-  /// pass; nil when the entries do not fill its body exactly or name a path twice.
-  init?(indexing bytes: [UInt8]) {
-    let entries = HashCacheFormat.header.count..<(bytes.count - HashCacheFormat.digestSize)
-    var slots = [UInt32](repeating: 0, count: Self.slotCount(forEntryBytes: entries.count))
+  /// The entries of the good `blocks` of `bytes`, a cache file, in a table built in one pass,
+  /// a later entry of a path replacing an earlier one; nil when the entries do not fill
+  /// their blocks exactly.
+  init?(indexing bytes: [UInt8], blocks: [Range<Int>], layout: FileLayout?) {
+    let size = blocks.reduce(0) { $0 + $1.count }
+    var slots = [UInt32](repeating: 0, count: Self.slotCount(forEntryBytes: size))
     var count = 0
     let whole = bytes.withUnsafeBytes { raw in
       slots.withUnsafeMutableBufferPointer { slots in
-        var offset = entries.lowerBound
-        while offset < entries.upperBound {
-          guard entries.upperBound - offset >= 4 else { return false }
-          let parts = EntryParts(in: raw, at: offset)
-          guard parts.end <= entries.upperBound else { return false }
-          let slot = Self.slot(for: parts.pathBytes(in: raw), in: raw, slots: UnsafeBufferPointer(slots))
-          guard slots[slot] == 0 else { return false }
-          slots[slot] = UInt32(offset)
-          count += 1
-          offset = parts.end
+        blocks.allSatisfy { block in
+          EntryParts.forEach(in: raw, block) { parts in
+            let slot = Self.slot(for: parts.pathBytes(in: raw), in: raw, slots: UnsafeBufferPointer(slots))
+            if slots[slot] == 0 { count += 1 }
+            slots[slot] = UInt32(parts.start)
+          }
         }
-        return true
       }
     }
     guard whole else { return nil }
-    self.init(bytes: bytes, entries: entries, slots: slots, count: count)
+    self.init(bytes: bytes, blocks: blocks, slots: slots, count: count, layout: layout)
   }
 
   /// A power of two at least twice the most entries `size` bytes can hold: probes stay short
@@ -256,12 +304,28 @@ private struct EntryParts {
   /// The size of an entry with an empty path: no entry is smaller.
   static let smallestSize = 4 + HashCacheFormat.numbersSize + HashCacheFormat.hexSize
 
+  let start: Int
   let path: Range<Int>
 
   /// The entry starting at `offset` in `raw`, which holds at least the path length's 4 bytes.
   init(in raw: UnsafeRawBufferPointer, at offset: Int) {
     let length = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+    start = offset
     path = (offset + 4)..<(offset + 4 + length)
+  }
+
+  /// `body` given each entry of `range` in order; false when they do not fill it exactly.
+  @discardableResult
+  static func forEach(in raw: UnsafeRawBufferPointer, _ range: Range<Int>, _ body: (EntryParts) -> Void) -> Bool {
+    var offset = range.lowerBound
+    while offset < range.upperBound {
+      guard range.upperBound - offset >= smallestSize else { return false }
+      let parts = EntryParts(in: raw, at: offset)
+      guard parts.end <= range.upperBound else { return false }
+      body(parts)
+      offset = parts.end
+    }
+    return true
   }
 
   func pathBytes(in raw: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {

@@ -178,6 +178,101 @@ import Testing
     #expect(HashCache(folder: cacheFolder).count == 1)
   }
 
+  /// The inode and size of `folder`'s cache file.
+  private func fileIdentity(_ folder: String) throws -> (inode: UInt, size: Int) {
+    var status = stat()
+    try #require(stat(folder + "/hashes", &status) == 0)
+    return (status.st_ino, Int(status.st_size))
+  }
+
+  /// A cache of `count` entries saved in `folder`, and loaded back.
+  private func savedCache(_ count: Int, in folder: String) -> HashCache {
+    let cache = HashCache(folder: folder)
+    for index in 0..<count { cache.record("data/\(index)", entry(index)) }
+    cache.save()
+    return HashCache(folder: folder)
+  }
+
+  @Test func aFewNewEntriesAreAppendedAndReadBackOverTheSavedOnes() throws {
+    let tree = try FileTree()
+    let folder = tree.path(".oprun")
+    let loaded = savedCache(100, in: folder)
+    let before = try fileIdentity(folder)
+    loaded.record("data/7", entry(1007))
+    loaded.record("new", entry(2000))
+    loaded.save()
+    let after = try fileIdentity(folder)
+    #expect(after.inode == before.inode, "appended, not written whole")
+    #expect(after.size > before.size)
+    let again = HashCache(folder: folder)
+    #expect(again.count == 101)
+    #expect(again.entries.digest(of: "data/7", status: status(1007)) == digest(1007), "the appended entry stands")
+    #expect(again.entries.digest(of: "data/7", status: status(7)) == nil)
+    #expect(again.entries.digest(of: "data/8", status: status(8)) == digest(8))
+    #expect(again.entries.digest(of: "new", status: status(2000)) == digest(2000))
+  }
+
+  @Test func onceTheAppendedBlocksWouldOutgrowAQuarterOfTheFileItIsWrittenWhole() throws {
+    let tree = try FileTree()
+    let folder = tree.path(".oprun")
+    let cache = savedCache(40, in: folder)
+    let first = try fileIdentity(folder)
+    var index = 1000
+    // Each save appends 4 entries (a tenth of the 40 saved) until a quarter would be passed.
+    var inodes: [UInt] = []
+    for _ in 0..<3 {
+      for _ in 0..<4 {
+        cache.record("more/\(index)", entry(index))
+        index += 1
+      }
+      cache.save()
+      inodes.append(try fileIdentity(folder).inode)
+    }
+    #expect(inodes[0] == first.inode)
+    #expect(inodes[1] == first.inode)
+    #expect(inodes[2] != first.inode, "written whole")
+    let whole = try fileIdentity(folder)
+    #expect(HashCache(folder: folder).count == 52)
+    // Written whole, it holds one block again, and the next entry is appended to it.
+    cache.record("last", entry(3000))
+    cache.save()
+    #expect(try fileIdentity(folder).inode == whole.inode)
+    let loaded = HashCache(folder: folder)
+    #expect(loaded.count == 53)
+    #expect(loaded.entries.digest(of: "more/1004", status: status(1004)) == digest(1004))
+  }
+
+  @Test func aHalfWrittenBlockLosesOnlyItselfAndTheNextSaveWritesTheFileWhole() throws {
+    let tree = try FileTree()
+    let folder = tree.path(".oprun")
+    let cache = savedCache(20, in: folder)
+    cache.record("appended", entry(500))
+    cache.save()
+    let appended = try fileIdentity(folder)
+    try #require(truncate(folder + "/hashes", off_t(appended.size - 10)) == 0)
+    let torn = HashCache(folder: folder)
+    #expect(torn.count == 20, "the first block stands")
+    #expect(torn.entries.digest(of: "data/3", status: status(3)) == digest(3))
+    #expect(torn.entries.digest(of: "appended", status: status(500)) == nil)
+    torn.record("after", entry(600))
+    torn.save()
+    #expect(try fileIdentity(folder).inode != appended.inode, "written whole, not after the torn block")
+    let mended = HashCache(folder: folder)
+    #expect(mended.count == 21)
+    #expect(mended.entries.digest(of: "after", status: status(600)) == digest(600))
+  }
+
+  @Test func aCacheOfAnEarlierLayoutIsReadAsEmptyAndReplaced() throws {
+    let tree = try FileTree()
+    let folder = tree.path(".oprun")
+    tree.write(".oprun/hashes", "oprun hash cache 1\n" + String(repeating: "x", count: 200))
+    let cache = HashCache(folder: folder)
+    #expect(cache.count == 0)
+    cache.record("a", entry(1))
+    cache.save()
+    #expect(HashCache(folder: folder).count == 1)
+  }
+
   @Test func aCacheFolderThatCannotBeWrittenIsDoneWithout() throws {
     let tree = try FileTree()
     tree.write("in-the-way", "a file where the folder would go")
