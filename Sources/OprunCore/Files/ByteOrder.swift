@@ -26,11 +26,7 @@ public enum ByteOrder {
     return a.withUTF8 { order($0, b) }
   }
 
-  @inlinable public static func precedes(_ a: String, _ b: String) -> Bool {
-    var a = a
-    var b = b
-    return a.withUTF8 { a in b.withUTF8 { b in precedes(a, b) } }
-  }
+  @inlinable public static func precedes(_ a: String, _ b: String) -> Bool { order(a, b) < 0 }
 
   /// The indices `0..<count` in the byte order of the keys `key(index, &bytes)` appends, equal
   /// keys in index order. The keys are laid out in one buffer and the indices sorted over it:

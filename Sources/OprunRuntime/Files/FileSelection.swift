@@ -37,19 +37,21 @@ struct FileSelection {
     }
     var removals: [String: PatternSet] = [:]
     for file in removing.joined() { removals[file.recordedPath, default: PatternSet()].formUnion(file.found.patterns) }
-    var matchedSome = Array(repeating: false, count: request.patterns.count)
+    let count = request.patterns.count
+    var matched = PatternSet()
     func isTaken(_ file: File) -> Bool {
       var patterns = file.found.patterns
       if !removals.isEmpty, let removing = removals[file.recordedPath] { patterns.formUnion(removing) }
-      patterns.forEach { if $0 < request.patterns.count { matchedSome[$0] = true } }
-      guard let decisive = patterns.last(below: request.patterns.count) else { return false }
-      return !request.patterns[decisive].isExclusion && !patterns.contains { $0 >= request.patterns.count }
+      matched.formUnion(patterns)
+      guard let decisive = patterns.last(below: count) else { return false }
+      return !request.patterns[decisive].isExclusion && !patterns.contains(atLeast: count)
     }
     // Filtered in place: most often every file is taken, and copying them all would cost
-    // as much as deciding.
-    files = Self.merged(adding)
+    // as much as deciding. One start's files are moved out of `adding`, which would
+    // otherwise share them and make the filter copy them first.
+    files = adding.count == 1 ? adding.removeLast() : Self.merged(adding)
     files.removeAll { !isTaken($0) }
-    unmatchedPatterns = request.patterns.indices.filter { !request.patterns[$0].isExclusion && !matchedSome[$0] }
+    unmatchedPatterns = request.patterns.indices.filter { !request.patterns[$0].isExclusion && !matched.contains($0) }
   }
 
   /// The files of `runs` (each in the byte order of recorded paths) in that order, each

@@ -80,7 +80,12 @@ final class FileSetWalk: @unchecked Sendable {
       lock.withLock { _ = waiting.removeValue(forKey: base) }
       start(at: base, indices)
     }
-    return lock.withLock { found }
+    // Handed over, not shared: the caller filters them in place, which would copy them all
+    // while the walk still held them.
+    return lock.withLock {
+      defer { found = [] }
+      return found
+    }
   }
 
   /// The patterns `indices`, which start from `base`, matched from there: the base named
@@ -257,11 +262,20 @@ struct PatternSet: Sendable {
       body(rest.trailingZeroBitCount)
       rest &= rest - 1
     }
-    beyond.sorted().forEach(body)
+    if !beyond.isEmpty { beyond.sorted().forEach(body) }
   }
+
+  // The three below are asked of every file a request finds: with no index beyond 64 they
+  // are a mask and a bit count.
+
+  func contains(_ index: Int) -> Bool { index < 64 ? bits & (1 << UInt64(index)) != 0 : beyond.contains(index) }
 
   /// The largest index below `limit`.
   func last(below limit: Int) -> Int? {
+    if beyond.isEmpty {
+      let below = limit >= 64 ? bits : bits & ((1 << UInt64(max(limit, 0))) - 1)
+      return below == 0 ? nil : UInt64.bitWidth - 1 - below.leadingZeroBitCount
+    }
     var last: Int?
     forEach { if $0 < limit { last = $0 } }
     return last
@@ -271,5 +285,11 @@ struct PatternSet: Sendable {
     var found = false
     forEach { if predicate($0) { found = true } }
     return found
+  }
+
+  /// Whether it holds `limit` or some larger index.
+  func contains(atLeast limit: Int) -> Bool {
+    if limit < 64, bits >> UInt64(max(limit, 0)) != 0 { return true }
+    return beyond.contains { $0 >= limit }
   }
 }

@@ -18,6 +18,18 @@ import Testing
     #expect(try tree.paths(["?"]) == ["]"], "`?` is one character")
   }
 
+  @Test func theLastMatchingPatternDecidesBeyondTheSixtyFourthToo() throws {
+    let tree = try FileTree()
+    for name in ["src/a.c", "src/b.c", "src/c.c", "src/d.h", "out/x.o"] { tree.write(name) }
+    let filler = (0..<70).map { "nothing\($0)" }
+    #expect(try tree.paths(filler + ["src/", "!src/b.c"]) == ["src/a.c", "src/c.c", "src/d.h"])
+    #expect(try tree.paths(["src/"] + filler + ["!src/*.c", "src/c.c"]) == ["src/c.c", "src/d.h"])
+    #expect(try tree.paths(Array(filler.prefix(62)) + ["src/", "!src/a.c", "src/a.c"]) == ["src/a.c", "src/b.c", "src/c.c", "src/d.h"])
+    #expect(try tree.paths(["src/", "out/"], excluded: filler + ["src/d.h", "out/"]) == ["src/a.c", "src/b.c", "src/c.c"])
+    let unmatched = try tree.snapshot(filler + ["src/a.c"]).unmatchedPatterns
+    #expect(unmatched == Array(0..<70), "each of the 70 that match nothing is named")
+  }
+
   @Test func wildcardsDoNotCrossSlashes() throws {
     let tree = try FileTree()
     tree.write("src/a.c")
