@@ -1,90 +1,129 @@
 import Glibc
 
-/// Files as recorded, kept in one buffer laid out as `.oprun/inputs/` keeps a listing (SPEC
-/// §10): per file `KIND DIGEST PATH` and a NUL, a path holding any byte but NUL. A listing
-/// of many thousand inputs is read back to name the one that changed; compared in place,
-/// it makes no string but that one's path, and frees as one buffer.
+/// Files as recorded, in one buffer: per file its path, its kind and its digest, each ended
+/// by a NUL (which no path, kind or digest holds), so that no two lists give the same bytes.
+/// These bytes are what a snapshot's digest hashes (SPEC §10) and what `.oprun/inputs/` keeps
+/// under that digest: a snapshot lays them out once, and a kept listing is compared with a
+/// new one by its bytes, entry by entry only where they differ. Naming the one input of
+/// 10,000 that changed then costs a comparison of two buffers and one string.
 public struct FileListing: Sendable, Equatable {
-  /// The listing's bytes, as they are kept.
+  /// The listing's bytes, as they are hashed and kept.
   public let bytes: [UInt8]
-  /// Where each file's parts lie in `bytes`, in listing order.
-  let entries: [Entry]
-
-  struct Entry: Equatable, Sendable {
-    var kind: FileKind
-    var digest: Range<Int>
-    var path: Range<Int>
-  }
-
-  public var count: Int { entries.count }
+  /// Where each file's entry starts, when the listing was laid out here; nil for one read
+  /// back, whose entries are found as they are needed.
+  let starts: [Int]?
 
   /// The listing of `files`, in their order.
   public init(_ files: [FileRecord]) {
     var bytes: [UInt8] = []
-    bytes.reserveCapacity(files.count * 96)
-    var entries: [Entry] = []
-    entries.reserveCapacity(files.count)
+    bytes.reserveCapacity(files.count * 100)
+    var starts: [Int] = []
+    starts.reserveCapacity(files.count)
     for file in files {
-      bytes += file.kind.rawValue.utf8
-      bytes.append(Self.space)
-      let digest = bytes.count
-      bytes += file.digest.utf8
-      let digestEnd = bytes.count
-      bytes.append(Self.space)
-      bytes += file.path.utf8
-      entries.append(Entry(kind: file.kind, digest: digest..<digestEnd, path: (digestEnd + 1)..<bytes.count))
+      starts.append(bytes.count)
+      Self.append(file, to: &bytes)
+    }
+    self.bytes = bytes
+    self.starts = starts
+  }
+
+  /// Slices laid out apart (by ``append(_:to:)``) as one listing, in order.
+  public init(slices: [(bytes: [UInt8], starts: [Int])]) {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(slices.reduce(0) { $0 + $1.bytes.count })
+    var starts: [Int] = []
+    starts.reserveCapacity(slices.reduce(0) { $0 + $1.starts.count })
+    for slice in slices {
+      let base = bytes.count
+      starts += slice.starts.lazy.map { $0 + base }
+      bytes += slice.bytes
+    }
+    self.bytes = bytes
+    self.starts = starts
+  }
+
+  /// The listing `bytes` hold, as kept; a damaged one is told when an entry is looked at.
+  public init(bytes: [UInt8]) {
+    self.bytes = bytes
+    starts = nil
+  }
+
+  /// Appends the entry of `file`.
+  public static func append(_ file: FileRecord, to bytes: inout [UInt8]) {
+    func add(_ text: String) {
+      var text = text
+      text.withUTF8 { bytes.append(contentsOf: $0) }
       bytes.append(0)
     }
-    self.bytes = bytes
-    self.entries = entries
+    add(file.path)
+    add(file.kind.rawValue)
+    add(file.digest)
   }
 
-  /// The listing `bytes` hold; nil when any entry is damaged.
-  public init?(bytes: [UInt8]) {
-    // Scanned with memchr: the generic splits took longer than the decision.
-    var entries: [Entry] = []
-    let whole = bytes.withUnsafeBufferPointer { bytes in
-      func find(_ byte: UInt8, in range: Range<Int>) -> Int? {
-        guard !range.isEmpty, let found = memchr(bytes.baseAddress! + range.lowerBound, Int32(byte), range.count)
-        else { return nil }
-        return UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - bytes.baseAddress!
+  /// Where each entry starts; empty from the first damaged one on.
+  public var entryStarts: [Int] {
+    if let starts { return starts }
+    return bytes.withUnsafeBufferPointer { bytes in
+      var starts: [Int] = []
+      var offset = 0
+      while offset < bytes.count, let entry = Entry(in: bytes, at: offset) {
+        starts.append(offset)
+        offset = entry.end
       }
-      var start = 0
-      while start < bytes.count {
-        let end = find(0, in: start..<bytes.count) ?? bytes.count
-        defer { start = end + 1 }
-        guard end > start else { continue }
-        guard let kindEnd = find(Self.space, in: start..<end),
-          let digestEnd = find(Self.space, in: (kindEnd + 1)..<end),
-          let kind = Self.kind(named: UnsafeBufferPointer(rebasing: bytes[start..<kindEnd]))
-        else { return false }
-        entries.append(Entry(kind: kind, digest: (kindEnd + 1)..<digestEnd, path: (digestEnd + 1)..<end))
-      }
-      return true
+      return starts
     }
-    guard whole else { return nil }
-    self.bytes = bytes
-    self.entries = entries
   }
 
-  /// Every file, made whole.
-  public var records: [FileRecord] { entries.indices.map(record(at:)) }
-
-  func record(at index: Int) -> FileRecord {
-    let entry = entries[index]
-    return FileRecord(path: text(entry.path), kind: entry.kind, digest: text(entry.digest))
+  /// Every file, made whole; nil when an entry is damaged.
+  public var records: [FileRecord]? {
+    bytes.withUnsafeBufferPointer { bytes in
+      var records: [FileRecord] = []
+      var offset = 0
+      while offset < bytes.count {
+        guard let entry = Entry(in: bytes, at: offset) else { return nil }
+        records.append(entry.record(in: bytes))
+        offset = entry.end
+      }
+      return records
+    }
   }
 
-  func path(at index: Int) -> String { text(entries[index].path) }
+  /// Where the parts of one entry lie.
+  struct Entry {
+    var path: Range<Int>
+    var kind: FileKind
+    /// The kind and the digest, each with its NUL: what tells two entries of a path apart.
+    var content: Range<Int>
+    var digest: Range<Int>
+    var end: Int { content.upperBound }
 
-  /// `body` given the entries and the bytes they lie in, read in place.
-  func withEntries<T>(_ body: (UnsafeBufferPointer<Entry>, UnsafeBufferPointer<UInt8>) -> T) -> T {
-    entries.withUnsafeBufferPointer { entries in bytes.withUnsafeBufferPointer { body(entries, $0) } }
+    /// The entry starting at `offset`; nil when it is damaged.
+    init?(in bytes: UnsafeBufferPointer<UInt8>, at offset: Int) {
+      guard let pathEnd = Self.end(in: bytes, from: offset), let kindEnd = Self.end(in: bytes, from: pathEnd + 1),
+        let digestEnd = Self.end(in: bytes, from: kindEnd + 1),
+        let kind = FileListing.kind(named: UnsafeBufferPointer(rebasing: bytes[(pathEnd + 1)..<kindEnd]))
+      else { return nil }
+      path = offset..<pathEnd
+      self.kind = kind
+      content = (pathEnd + 1)..<(digestEnd + 1)
+      digest = (kindEnd + 1)..<digestEnd
+    }
+
+    func record(in bytes: UnsafeBufferPointer<UInt8>) -> FileRecord {
+      FileRecord(
+        path: String(decoding: bytes[path], as: UTF8.self), kind: kind,
+        digest: String(decoding: bytes[digest], as: UTF8.self))
+    }
+
+    /// Where the NUL ending the field that starts at `offset` is.
+    private static func end(in bytes: UnsafeBufferPointer<UInt8>, from offset: Int) -> Int? {
+      guard offset < bytes.count, let found = memchr(bytes.baseAddress! + offset, 0, bytes.count - offset) else {
+        return nil
+      }
+      return UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - bytes.baseAddress!
+    }
   }
 
-  private func text(_ range: Range<Int>) -> String { String(decoding: bytes[range], as: UTF8.self) }
-
-  private static let space = UInt8(ascii: " ")
   private static let kindNames = FileKind.allCases.map { ($0, Array($0.rawValue.utf8)) }
 
   private static func kind(named name: UnsafeBufferPointer<UInt8>) -> FileKind? {

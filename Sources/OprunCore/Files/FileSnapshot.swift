@@ -1,3 +1,5 @@
+import Glibc
+
 /// What a path turned out to be when it was looked at.
 public enum FileKind: String, Sendable, CaseIterable {
   case file
@@ -35,11 +37,14 @@ public struct FileSnapshot: Sendable, Equatable {
   public var unmatchedPatterns: [Int]
   /// One hash of every record: two snapshots with the same digest hold the same files with the same contents.
   public var digest: String
+  /// `files` laid out as their digest hashes them.
+  public var listing: FileListing
 
-  public init(files: [FileRecord], unmatchedPatterns: [Int], digest: String) {
+  public init(files: [FileRecord], unmatchedPatterns: [Int], digest: String, listing: FileListing? = nil) {
     self.files = files
     self.unmatchedPatterns = unmatchedPatterns
     self.digest = digest
+    self.listing = listing ?? FileListing(files)
   }
 }
 
@@ -65,53 +70,90 @@ public struct FileDifference: Equatable, Sendable {
 
   /// nil when both listings (each sorted by path) hold the same files with the same contents.
   public static func between(old: [FileRecord], new: [FileRecord]) -> FileDifference? {
-    merge(
-      oldCount: old.count, new: new, order: { i, j in ByteOrder.order(old[i].path, new[j].path) },
-      same: { i, j in old[i] == new[j] }, oldPath: { old[$0].path })
+    between(old: FileListing(old), new: FileListing(new))
   }
 
-  /// nil when `old`, a kept listing, and `new` (each sorted by path) hold the same files with
-  /// the same contents. The listing is read in place: no string is made but the one named.
-  public static func between(old: FileListing, new: [FileRecord]) -> FileDifference? {
-    old.withEntries { entries, bytes in
-      func oldBytes(_ range: Range<Int>) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: bytes[range]) }
-      return merge(
-        oldCount: entries.count, new: new,
-        order: { i, j in ByteOrder.order(oldBytes(entries[i].path), new[j].path) },
-        same: { i, j in
-          entries[i].kind == new[j].kind && ByteOrder.order(oldBytes(entries[i].digest), new[j].digest) == 0
-        },
-        oldPath: old.path(at:))
-    }
-  }
-
-  /// The walk of both sorted listings in step, files named by their indices; `order(i, j)`
-  /// compares `old`'s path `i` with `new`'s `j`, negative when `old`'s comes first.
-  private static func merge(
-    oldCount: Int, new: [FileRecord], order: (Int, Int) -> Int, same: (Int, Int) -> Bool, oldPath: (Int) -> String
-  ) -> FileDifference? {
-    var first: FileDifference?
-    var count = 0
-    var (i, j) = (0, 0)
-    func note(_ change: Change, _ path: @autoclosure () -> String) {
-      count += 1
-      if first == nil { first = FileDifference(change: change, path: path(), count: 0) }
-    }
-    while i < oldCount || j < new.count {
-      let relation = j == new.count ? -1 : i == oldCount ? 1 : order(i, j)
-      if relation < 0 {
-        note(.removed, oldPath(i))
-        i += 1
-      } else if relation > 0 {
-        note(.added, new[j].path)
-        j += 1
-      } else {
-        if !same(i, j) { note(.changed, new[j].path) }
-        i += 1
-        j += 1
+  /// nil when both listings (each sorted by path) hold the same files with the same contents,
+  /// or when `old`, read back, is damaged: it then names nothing. What is the same in both
+  /// is skipped by comparing bytes; only entries that differ are looked at one by one.
+  public static func between(old: FileListing, new: FileListing) -> FileDifference? {
+    let starts = new.entryStarts
+    return old.bytes.withUnsafeBufferPointer { old in
+      new.bytes.withUnsafeBufferPointer { new -> FileDifference? in
+        var first: FileDifference?
+        var count = 0
+        func note(_ change: Change, _ path: Range<Int>, in bytes: UnsafeBufferPointer<UInt8>) {
+          count += 1
+          if first == nil { first = FileDifference(change: change, path: String(decoding: bytes[path], as: UTF8.self), count: 0) }
+        }
+        // `i` and `j` are where an entry starts in each, `j` being `starts[k]` (or the end).
+        var (i, j, k) = (0, 0, 0)
+        while true {
+          let same = commonPrefix(old, from: i, new, from: j)
+          if i + same == old.count && j + same == new.count { break }
+          // Entries wholly inside what is the same are the same in both: the entry holding
+          // the first difference starts at the same distance into each.
+          var next = k
+          var high = starts.count
+          while next < high {
+            let middle = (next + high) / 2
+            if starts[middle] <= j + same { next = middle + 1 } else { high = middle }
+          }
+          next -= 1
+          // Where the new listing ends inside it, every entry left in it is the same.
+          if j + same == new.count { next = starts.count }
+          if next > k {
+            let to = next == starts.count ? new.count : starts[next]
+            i += to - j
+            (j, k) = (to, next)
+          }
+          if j == new.count {
+            guard let gone = FileListing.Entry(in: old, at: i) else { return nil }
+            note(.removed, gone.path, in: old)
+            i = gone.end
+            continue
+          }
+          guard let added = FileListing.Entry(in: new, at: j) else { return nil }
+          guard i < old.count else {
+            note(.added, added.path, in: new)
+            (j, k) = (added.end, k + 1)
+            continue
+          }
+          guard let kept = FileListing.Entry(in: old, at: i) else { return nil }
+          let order = ByteOrder.order(
+            UnsafeBufferPointer(rebasing: old[kept.path]), UnsafeBufferPointer(rebasing: new[added.path]))
+          if order <= 0 {
+            if order < 0 {
+              note(.removed, kept.path, in: old)
+            } else if !old[kept.content].elementsEqual(new[added.content]) {
+              note(.changed, added.path, in: new)
+            }
+            i = kept.end
+          }
+          if order >= 0 {
+            if order > 0 { note(.added, added.path, in: new) }
+            (j, k) = (added.end, k + 1)
+          }
+        }
+        first?.count = count
+        return first
       }
     }
-    first?.count = count
-    return first
+  }
+
+  /// How many bytes from `i` in `a` and from `j` in `b` are the same: compared a page at a
+  /// time, byte by byte only within the page that differs.
+  private static func commonPrefix(
+    _ a: UnsafeBufferPointer<UInt8>, from i: Int, _ b: UnsafeBufferPointer<UInt8>, from j: Int
+  ) -> Int {
+    let limit = min(a.count - i, b.count - j)
+    var same = 0
+    while same < limit {
+      let size = min(4096, limit - same)
+      if memcmp(a.baseAddress! + i + same, b.baseAddress! + j + same, size) != 0 { break }
+      same += size
+    }
+    while same < limit && a[i + same] == b[j + same] { same += 1 }
+    return same
   }
 }

@@ -57,9 +57,9 @@ public enum JobResult: Equatable, Sendable {
 public struct FinishedFiles: Sendable, Equatable {
   public var recorded: RecordedFiles
   /// The listing behind `recorded.inputs`, kept so that a later run can say which input changed.
-  public var inputs: [FileRecord]
+  public var inputs: FileListing
 
-  public init(recorded: RecordedFiles, inputs: [FileRecord]) {
+  public init(recorded: RecordedFiles, inputs: FileListing) {
     self.recorded = recorded
     self.inputs = inputs
   }

@@ -48,7 +48,7 @@ public struct UpToDateCheck: Sendable {
       }))
     }
     if files.inputs != inputs.digest {
-      guard let recordedInputs, let difference = FileDifference.between(old: recordedInputs, new: inputs.files) else {
+      guard let recordedInputs, let difference = FileDifference.between(old: recordedInputs, new: inputs.listing) else {
         return .runs(.inputsChanged)
       }
       return .runs(.inputChanged(difference))
@@ -71,7 +71,7 @@ public struct UpToDateCheck: Sendable {
     if let unmatched = outputs.unmatchedPatterns.first {
       return .runs(.outputMissing(node.outputs[unmatched].body))
     }
-    if let difference = FileDifference.between(old: files.outputs, new: outputs.files) {
+    if let difference = FileDifference.between(old: FileListing(files.outputs), new: outputs.listing) {
       return .runs(.outputChanged(difference))
     }
     return mayChange.map { .runs(.dependencyMayChange($0)) } ?? .upToDate

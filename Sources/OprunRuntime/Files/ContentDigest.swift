@@ -80,45 +80,40 @@ enum ContentDigest {
 }
 
 extension FileSnapshot {
-  /// The hash of every record's path, kind and digest, each field ended by a NUL (which no
-  /// path, kind or digest holds), so that no two lists give the same bytes.
-  static func digest(of files: [FileRecord]) -> String {
-    var hasher = SHA256()
-    hashedBytes(of: files[...]).withUnsafeBytes { hasher.update(bufferPointer: $0) }
-    return ContentDigest.hex(hasher.finalize())
+  /// The snapshot of `files`, its digest the hash of their listing's bytes (``FileListing``).
+  init(files: [FileRecord], unmatchedPatterns: [Int]) {
+    let listing = FileListing(files)
+    self.init(files: files, unmatchedPatterns: unmatchedPatterns, digest: Self.digest(of: listing), listing: listing)
   }
 
-  /// The same hash, its bytes laid out a slice of files at a time across `pool`'s threads
-  /// and this one (reading into `buffer`): for a large listing, laying them out costs more
-  /// than hashing them.
-  static func digest(of files: [FileRecord], on pool: HashingPool, buffer: UnsafeMutableRawBufferPointer) -> String {
+  /// The same, its listing laid out a slice of files at a time across `pool`'s threads and
+  /// this one (reading into `buffer`): for a large listing, laying it out costs more than
+  /// hashing it.
+  init(files: [FileRecord], unmatchedPatterns: [Int], on pool: HashingPool, buffer: UnsafeMutableRawBufferPointer) {
     let sliceSize = 1024
     let sliceCount = (files.count + sliceSize - 1) / sliceSize
-    let slices = [[UInt8]](unsafeUninitializedCapacity: sliceCount) { slices, initialized in
+    let slices = [(bytes: [UInt8], starts: [Int])](unsafeUninitializedCapacity: sliceCount) { slices, initialized in
       let slices = DisjointSlices(slices)
       pool.forEach(sliceCount, callerBuffer: buffer) { slice, _ in
-        slices.initialize(slice, to: hashedBytes(of: files[slice * sliceSize..<min(files.count, (slice + 1) * sliceSize)]))
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(sliceSize * 100)
+        var starts: [Int] = []
+        starts.reserveCapacity(sliceSize)
+        for file in files[slice * sliceSize..<min(files.count, (slice + 1) * sliceSize)] {
+          starts.append(bytes.count)
+          FileListing.append(file, to: &bytes)
+        }
+        slices.initialize(slice, to: (bytes, starts))
       }
       initialized = sliceCount
     }
-    var hasher = SHA256()
-    for slice in slices { slice.withUnsafeBytes { hasher.update(bufferPointer: $0) } }
-    return ContentDigest.hex(hasher.finalize())
+    let listing = FileListing(slices: slices)
+    self.init(files: files, unmatchedPatterns: unmatchedPatterns, digest: Self.digest(of: listing), listing: listing)
   }
 
-  private static func hashedBytes(of files: ArraySlice<FileRecord>) -> [UInt8] {
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(files.count * 100)
-    func add(_ text: String) {
-      var text = text
-      text.withUTF8 { bytes.append(contentsOf: $0) }
-      bytes.append(0)
-    }
-    for file in files {
-      add(file.path)
-      add(file.kind.rawValue)
-      add(file.digest)
-    }
-    return bytes
+  static func digest(of listing: FileListing) -> String {
+    var hasher = SHA256()
+    listing.bytes.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+    return ContentDigest.hex(hasher.finalize())
   }
 }

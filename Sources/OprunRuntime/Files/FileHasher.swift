@@ -73,9 +73,7 @@ public final class FileHasher: Sendable {
         cache.record(records[index].path, .init(status: status, hashedAt: reading.startedAt, digest: reading.digest))
       }
     }
-    return FileSnapshot(
-      files: records, unmatchedPatterns: selection.unmatchedPatterns,
-      digest: FileSnapshot.digest(of: records, on: pool, buffer: buffer))
+    return FileSnapshot(files: records, unmatchedPatterns: selection.unmatchedPatterns, on: pool, buffer: buffer)
   }
 
   /// The record of each of `files` as far as it is known without reading content: a

@@ -20,10 +20,3 @@ public struct FileSetRequest: Hashable, Sendable {
     self.excluded = excluded
   }
 }
-
-extension FileSnapshot {
-  /// The snapshot of `files` (sorted by path), its digest computed from them.
-  init(files: [FileRecord], unmatchedPatterns: [Int]) {
-    self.init(files: files, unmatchedPatterns: unmatchedPatterns, digest: Self.digest(of: files))
-  }
-}

@@ -76,7 +76,7 @@ extension RunDriver {
     if decision == .upToDate {
       results[job] = check.resultWhenUpToDate(in: graph)
       // Up to date: its outputs are the recorded ones, file for file, so this carries them forward.
-      finishedFiles[job] = FinishedFiles(recorded: check.recordedFiles(outputs: outputs, in: graph), inputs: inputs.files)
+      finishedFiles[job] = FinishedFiles(recorded: check.recordedFiles(outputs: outputs, in: graph), inputs: inputs.listing)
     }
     engine.checked(job, decision: decision)
   }
@@ -105,7 +105,7 @@ extension RunDriver {
     if missing.isEmpty {
       let recorded = check.recordedFiles(outputs: snapshot, in: graph)
       results[job] = node.outputs.isEmpty ? .ran(recorded: recorded.result) : .unchanged(recorded.result)
-      finishedFiles[job] = FinishedFiles(recorded: recorded, inputs: check.inputs.files)
+      finishedFiles[job] = FinishedFiles(recorded: recorded, inputs: check.inputs.listing)
     } else {
       missingOutputs[job] = missing
     }

@@ -81,7 +81,10 @@ import Testing
     let sorted = names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     let snapshot = try tree.snapshot(["."])
     #expect(snapshot.files.map(\.path) == sorted)
-    #expect(snapshot.digest == FileSnapshot(files: snapshot.files, unmatchedPatterns: []).digest)
+    let serial = FileSnapshot(files: snapshot.files, unmatchedPatterns: [])
+    #expect(snapshot.digest == serial.digest)
+    #expect(snapshot.listing == serial.listing)
+    #expect(snapshot.listing.entryStarts == FileListing(bytes: serial.listing.bytes).entryStarts, "laid out in slices, the entries start where a reading finds them")
     let matching = sorted.filter { path in
       let parts = path.split(separator: "/")
       return parts[0].hasPrefix("d1") && parts[2].hasPrefix("f1") && parts[2].count == 3
