@@ -10,6 +10,15 @@ struct FileSelection {
     /// What a record shows: relative to the manifest's folder when under it.
     var recordedPath: String
     var found: FileSetWalk.Found
+
+    /// What is left where a file was moved from: it holds nothing to release.
+    static let moved = File(
+      path: "", recordedPath: "",
+      found: FileSetWalk.Found(
+        status: FileStatus(
+          device: 0, inode: 0, size: 0, modified: Timestamp(seconds: 0, nanoseconds: 0),
+          changed: Timestamp(seconds: 0, nanoseconds: 0), type: 0),
+        followsLink: false, patterns: PatternSet()))
   }
 
   /// Sorted by the bytes of `recordedPath`.
