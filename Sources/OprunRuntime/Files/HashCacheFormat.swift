@@ -91,11 +91,16 @@ enum HashCacheFormat {
     for (path, entry) in recorded.sorted(by: { ByteOrder.precedes($0.key, $1.key) }) { append(path, entry, to: &body) }
     var block: [UInt8] = []
     appendBlock(body, to: &block)
-    let descriptor = open(file, O_WRONLY | O_APPEND | O_CLOEXEC)
+    // Without blocking or following a link: something else put where the file was (a FIFO
+    // with no reader would hold the open forever) is no file to append to.
+    let descriptor = open(file, O_WRONLY | O_APPEND | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW)
     guard descriptor >= 0 else { return nil }
-    let failure = block.withUnsafeBytes { writeWhole(descriptor, $0) }
-    close(descriptor)
-    return failure == 0 ? block.count : nil
+    defer { close(descriptor) }
+    var status = stat()
+    guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
+      block.withUnsafeBytes({ writeWhole(descriptor, $0) }) == 0
+    else { return nil }
+    return block.count
   }
 
   /// The bytes `recorded` takes as an appended block.

@@ -262,6 +262,20 @@ import Testing
     #expect(mended.entries.digest(of: "after", status: status(600)) == digest(600))
   }
 
+  @Test func aFIFOPutWhereTheLoadedFileWasIsNotWaitedOnButReplaced() throws {
+    let tree = try FileTree()
+    let folder = tree.path(".oprun")
+    let loaded = savedCache(10, in: folder)
+    #expect(loaded.count == 10, "loaded before the file is replaced")
+    try #require(unlink(folder + "/hashes") == 0 && mkfifo(folder + "/hashes", 0o644) == 0)
+    loaded.record("new", entry(100))
+    loaded.save()
+    var status = stat()
+    try #require(stat(folder + "/hashes", &status) == 0)
+    #expect(status.st_mode & S_IFMT == S_IFREG, "written whole in its place")
+    #expect(HashCache(folder: folder).count == 11)
+  }
+
   @Test func aCacheOfAnEarlierLayoutIsReadAsEmptyAndReplaced() throws {
     let tree = try FileTree()
     let folder = tree.path(".oprun")
