@@ -14,7 +14,9 @@ public struct FileListing: Sendable, Equatable {
   let starts: [Int]?
 
   /// The listing of `files`, in their order.
-  public init(_ files: [FileRecord]) {
+  public init(_ files: [FileRecord]) { self.init(files[...]) }
+
+  public init(_ files: ArraySlice<FileRecord>) {
     var bytes: [UInt8] = []
     bytes.reserveCapacity(files.count * 100)
     var starts: [Int] = []
@@ -27,16 +29,16 @@ public struct FileListing: Sendable, Equatable {
     self.starts = starts
   }
 
-  /// Slices laid out apart (by ``append(_:to:)``) as one listing, in order.
-  public init(slices: [(bytes: [UInt8], starts: [Int])]) {
+  /// Listings laid out apart (a slice of files each) as one, in order.
+  public init(joining parts: [FileListing]) {
     var bytes: [UInt8] = []
-    bytes.reserveCapacity(slices.reduce(0) { $0 + $1.bytes.count })
+    bytes.reserveCapacity(parts.reduce(0) { $0 + $1.bytes.count })
     var starts: [Int] = []
-    starts.reserveCapacity(slices.reduce(0) { $0 + $1.starts.count })
-    for slice in slices {
+    starts.reserveCapacity(parts.reduce(0) { $0 + $1.entryStarts.count })
+    for part in parts {
       let base = bytes.count
-      starts += slice.starts.lazy.map { $0 + base }
-      bytes += slice.bytes
+      starts += part.entryStarts.lazy.map { $0 + base }
+      bytes += part.bytes
     }
     self.bytes = bytes
     self.starts = starts
@@ -49,7 +51,7 @@ public struct FileListing: Sendable, Equatable {
   }
 
   /// Appends the entry of `file`.
-  public static func append(_ file: FileRecord, to bytes: inout [UInt8]) {
+  private static func append(_ file: FileRecord, to bytes: inout [UInt8]) {
     func add(_ text: String) {
       var text = text
       text.withUTF8 { bytes.append(contentsOf: $0) }

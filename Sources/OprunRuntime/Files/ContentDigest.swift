@@ -92,22 +92,14 @@ extension FileSnapshot {
   init(files: [FileRecord], unmatchedPatterns: [Int], on pool: HashingPool, buffer: UnsafeMutableRawBufferPointer) {
     let sliceSize = 1024
     let sliceCount = (files.count + sliceSize - 1) / sliceSize
-    let slices = [(bytes: [UInt8], starts: [Int])](unsafeUninitializedCapacity: sliceCount) { slices, initialized in
+    let slices = [FileListing](unsafeUninitializedCapacity: sliceCount) { slices, initialized in
       let slices = DisjointSlices(slices)
       pool.forEach(sliceCount, callerBuffer: buffer) { slice, _ in
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(sliceSize * 100)
-        var starts: [Int] = []
-        starts.reserveCapacity(sliceSize)
-        for file in files[slice * sliceSize..<min(files.count, (slice + 1) * sliceSize)] {
-          starts.append(bytes.count)
-          FileListing.append(file, to: &bytes)
-        }
-        slices.initialize(slice, to: (bytes, starts))
+        slices.initialize(slice, to: FileListing(files[slice * sliceSize..<min(files.count, (slice + 1) * sliceSize)]))
       }
       initialized = sliceCount
     }
-    let listing = FileListing(slices: slices)
+    let listing = FileListing(joining: slices)
     self.init(files: files, unmatchedPatterns: unmatchedPatterns, digest: Self.digest(of: listing), listing: listing)
   }
 

@@ -56,11 +56,11 @@ enum HashCacheFormat {
     // In path order, whatever order the dictionary has: saving the same entries writes the
     // same bytes.
     var pieces: [(path: UnsafeRawBufferPointer, entry: UnsafeRawBufferPointer)] = []
+    let replaced = Set(recorded.keys.compactMap(saved.offset(of:)))
     saved.withLiveEntries { liveEntries in
       fresh.withUnsafeBytes { fresh in
-        liveEntries { path, entry in
-          if !recorded.isEmpty, recorded[String(decoding: path, as: UTF8.self)] != nil { return }
-          pieces.append((path, entry))
+        liveEntries { offset, path, entry in
+          if !replaced.contains(offset) { pieces.append((path, entry)) }
         }
         EntryParts.forEach(in: fresh, 0..<fresh.count) { parts in
           pieces.append((parts.pathBytes(in: fresh), UnsafeRawBufferPointer(rebasing: fresh[parts.start..<parts.end])))
@@ -212,10 +212,11 @@ struct SavedHashes: Sendable {
     }
   }
 
-  /// `body` given a way to visit each path's entry that stands (the last of its path): its
-  /// path's bytes and its own, valid during the call.
+  /// `body` given a way to visit each path's entry that stands (the last of its path): where
+  /// it starts, its path's bytes and its own, valid during the call.
   func withLiveEntries(
-    _ body: ((_ visit: (_ path: UnsafeRawBufferPointer, _ entry: UnsafeRawBufferPointer) -> Void) -> Void) -> Void
+    _ body: ((_ visit: (_ offset: Int, _ path: UnsafeRawBufferPointer, _ entry: UnsafeRawBufferPointer) -> Void) -> Void)
+      -> Void
   ) {
     withLookup { lookup in
       body { visit in
@@ -223,7 +224,7 @@ struct SavedHashes: Sendable {
           EntryParts.forEach(in: lookup.raw, block) { parts in
             let path = parts.pathBytes(in: lookup.raw)
             guard Int(lookup.slots[Self.slot(for: path, in: lookup.raw, slots: lookup.slots)]) == parts.start else { return }
-            visit(path, UnsafeRawBufferPointer(rebasing: lookup.raw[parts.start..<parts.end]))
+            visit(parts.start, path, UnsafeRawBufferPointer(rebasing: lookup.raw[parts.start..<parts.end]))
           }
         }
       }
