@@ -13,6 +13,9 @@
 #     tool re-decides and runs the job once: oprun hashes that one file, go-task by checksum
 #     every file, make and go-task by timestamp compare times. `oprun -n` first: the decision
 #     alone (the walk, one file hashed, the reason), without running the job or recording it.
+#     Then that decision's cost over deciding that nothing changed, from PAIRS (100) interleaved
+#     pairs of rounds: the goal's number, which two hyperfine blocks measure less well than
+#     this VM's drift between them.
 #  3. a cold hash cache: `.oprun/hashes*` removed before each round, the journal kept, so oprun
 #     reads and hashes all 977 MiB (from the page cache: the tree was just read) and then finds
 #     the job up to date; it does not run it. (Removing the whole `.oprun/` would also run the job
@@ -28,6 +31,7 @@ OPRUN=${OPRUN:-$PWD/.build/release/oprun}
 WORK=${WORK:-/tmp/oprun-bench-incremental}
 RUNS=${RUNS:-10}
 COLD_RUNS=${COLD_RUNS:-5}
+PAIRS=${PAIRS:-100}
 FOLDERS=100
 FILES_PER_FOLDER=100
 FILE_BYTES=102400
@@ -118,6 +122,39 @@ hyperfine -N --runs "$RUNS" \
   --prepare "$edit" -n "go-task (checksum)" "$TASK -s" \
   --prepare "$edit" -n "go-task (timestamp)" "$TASK -s -t Taskfile-timestamp.yml" 2>&1 |
   grep -E "^Benchmark|Time \("
+
+# The same question measured so that the machine's drift cancels: hyperfine runs one command's
+# rounds, then the next's, and on this VM a mean moves 3-6 ms between two blocks of rounds,
+# more than the edit costs. Here `oprun -n` after an edit and after a write to a file that is
+# no input alternate (which goes first alternating too), each round prepared by the same
+# process, and the edit's cost is the mean of the paired differences with its standard error;
+# beside it, what hashing the edited file's bytes costs.
+echo "-- one input changed, paired with nothing changed (interleaved rounds)"
+python3 - "$OPRUN" "$EDITED" "$FILE_BYTES" "$PAIRS" <<'PY'
+import hashlib, os, statistics, subprocess, sys, time
+oprun, edited, size, pairs = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+def timed(path):
+    with open(path, "wb") as out:
+        out.write(os.urandom(size))
+    started = time.perf_counter()
+    subprocess.run([oprun, "-n", "jobs.yaml"], stdout=subprocess.DEVNULL, check=True)
+    return (time.perf_counter() - started) * 1000
+edits, others = [], []
+for pair in range(pairs):
+    for path in ((edited, "not-an-input") if pair % 2 else ("not-an-input", edited)):
+        (edits if path == edited else others).append(timed(path))
+differences = [e - o for e, o in zip(edits, others)]
+error = statistics.stdev(differences) / len(differences) ** 0.5
+data = open(edited, "rb").read()
+started = time.perf_counter()
+for _ in range(100):
+    hashlib.sha256(data).digest()
+hash_ms = (time.perf_counter() - started) * 10
+print(f"oprun -n, nothing changed: {statistics.mean(others):.1f} ms (median {statistics.median(others):.1f})")
+print(f"oprun -n, one input edited: {statistics.mean(edits):.1f} ms (median {statistics.median(edits):.1f})")
+print(f"the edit's cost: {statistics.mean(differences):+.2f} ms ± {error:.2f} (standard error, {pairs} pairs);"
+      f" hashing the edited file's {size} bytes: {hash_ms:.2f} ms")
+PY
 
 echo "-- cold hash cache: every input hashed again (the job stays up to date)"
 hyperfine -N --warmup 1 --runs "$COLD_RUNS" \
