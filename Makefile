@@ -84,7 +84,7 @@ test-tsan: test-tsan-unit
 	  --skip 'ResourceTests|GroupedOutputMemoryTests|$(TSAN_UNLISTED)'
 	@! ls $(SANITIZER_REPORTS)/tsan.* 2>/dev/null || (echo "ThreadSanitizer reported races in oprun" && false)
 
-# The unit half of test-tsan alone (what CI runs: the end-to-end half takes as long as make test).
+# The unit half of test-tsan alone (the end-to-end half takes as long as make test).
 test-tsan-unit: test-deps
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
 	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --filter '$(UNIT_TESTS)(Queue|Execution|Reporting|RunDriver|Control|JSON|File|HashCache)'
@@ -127,7 +127,7 @@ test-asan: test-asan-unit
 	  $(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan --filter EndToEnd --skip 'ResourceTests|GroupedOutputMemoryTests'
 	@! ls $(SANITIZER_REPORTS)/asan.* 2>/dev/null || (echo "AddressSanitizer reported errors in oprun" && false)
 
-# The unit half of test-asan alone (what CI runs).
+# The unit half of test-asan alone.
 test-asan-unit: test-deps
 	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
 	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan \
