@@ -290,6 +290,10 @@ import Testing
     #expect(folder.runCounts["forgetful"] == 3)
     let line = try #require(timelineLine(run.stdout, "finished", "forgetful"))
     #expect(line.hasPrefix("failed") && line.contains("never") && line.contains("gone"), "\(line)")
+    // Each retry says what the attempt left out, as the last attempt's line does.
+    let retry = try #require(run.stdout.split(separator: "\n").first { $0.contains("retrying: attempt 1") })
+    #expect(retry.contains("forgetful") && retry.contains("attempt 1 ended with exit 0, missing outputs "), "\(retry)")
+    #expect(log.transitions(of: "forgetful", to: "ready").contains { ($0["missing_outputs"] as? [String])?.count == 2 })
     // The default `on-failure: stop` cancels what has not started.
     #expect(log.outcome(of: "after") == "cancelled")
     #expect(!log.executed("after"))
@@ -368,6 +372,149 @@ import Testing
 
     try folder.write("data/real.txt", "edited\n")
     #expect(try run().1.executedJobs == ["odd"])
+  }
+
+  /// SPEC §10: "a journal is removed only once no job of the manifest as it is now has its
+  /// newest record in it" — targeted runs of one job, more than the journals kept, leave the
+  /// others' records standing.
+  @Test func runsTargetingOneJobKeepTheNewestRecordsOfTheJobsTheyLeaveOut() throws {
+    let folder = try Self.builtFolder()
+    for _ in 0..<21 {
+      let (run, log) = try folder.runJobs(["other"])
+      #expect(run.status == 0, "\(run.stderr)")
+      #expect(log.executedJobs.isEmpty)
+    }
+    let (all, log) = try folder.runJobs()
+    #expect(all.status == 0, "\(all.stderr)")
+    #expect(log.executedJobs.isEmpty, "\(log.executedJobs)")
+  }
+
+  /// An input the dependency may write again: under -n the dependent waits on what it
+  /// writes, and the run finds it up to date once the dependency wrote back the same bytes.
+  @Test func dryRunSaysADependentOfAnEditedOutputRunsIfItsDependencysOutputsChange() throws {
+    let folder = try Self.builtFolder()
+    try folder.write("a.out", "tampered\n")
+    let plan = try runOprun(["-n", "jobs.yaml"], in: folder)
+    #expect(plan.status == 0, "\(plan.stderr)")
+    let reasons = planLines(plan.stdout)
+    #expect(reasons["gen-a"] == "runs: output a.out changed")
+    #expect(reasons["link"] == "runs if gen-a's outputs change", "\(plan.stdout)")
+    let (run, log) = try folder.runJobs()
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(log.executedJobs == ["gen-a"])
+    #expect(log.why("link") == "up-to-date")
+  }
+
+  /// A file that cannot be read (another user's, mode 000) may change unseen: its job runs
+  /// each time, and says why; a pseudo-file that never ends is recorded so too, without a hang.
+  @Test func anInputThatCannotBeReadWholeRunsItsJobEveryTimeAndSaysWhich() throws {
+    let folder = try Scratch()
+    try folder.manifest(
+      """
+      jobs:
+        endless:
+          command: touch out
+          inputs: [/proc/self/pagemap]
+          outputs: [out]
+      """)
+    for _ in 0..<2 {
+      let oprun = try OprunProcess(runArguments(), in: folder)
+      try waitUntil("oprun to finish", limit: 60) { !oprun.process.isRunning }
+      let run = oprun.wait()
+      #expect(run.status == 0, "\(run.stderr)")
+      #expect(folder.events.executedJobs == ["endless"])
+      #expect(folder.events.why("endless") != "up-to-date")
+    }
+    let plan = try runOprun(["-n", "jobs.yaml"], in: folder)
+    #expect(planLines(plan.stdout)["endless"] == "runs: input /proc/self/pagemap cannot be read", "\(plan.stdout)")
+    #expect(folder.events.why("endless") == "input-unreadable")
+  }
+
+  /// The manifest's folder named through a link, from inside it: what lies under the folder
+  /// is recorded relative to it, so `.oprun/` and the job's own output are no inputs.
+  @Test func theManifestsFolderNamedThroughALinkIsNoInputOfItsOwnState() throws {
+    let folder = try Scratch()
+    try folder.manifest(
+      """
+      jobs:
+        self:
+          command: ls src > listing
+          inputs: [here/src, here]
+          outputs: [listing]
+      """)
+    try folder.shell("mkdir src && echo a > src/a && ln -s . here")
+    // Without --events: the whole folder is an input, and an events file in it would be one.
+    let first = try runOprun(["jobs.yaml"], in: folder)
+    #expect(first.status == 0, "\(first.stderr)")
+    let plan = try runOprun(["-n", "jobs.yaml"], in: folder)
+    #expect(planLines(plan.stdout)["self"] == "up to date", "\(plan.stdout)")
+    try folder.write("src/b", "b\n")
+    let edited = try runOprun(["-n", "jobs.yaml"], in: folder)
+    // `here/src` is a link named directly, inside the folder: it keeps its name.
+    #expect(planLines(edited.stdout)["self"] == "runs: input here/src/b added (and 1 more)", "\(edited.stdout)")
+  }
+
+  /// A name that is not UTF-8 cannot be shown or opened as it is: such a file is seen when it
+  /// is added, and, since its content cannot be read by the name shown, its job runs each time.
+  @Test func aFileWhoseNameIsNotUTF8IsSeenAndItsJobIsNeverUpToDate() throws {
+    let folder = try Scratch()
+    try folder.manifest(
+      """
+      jobs:
+        names:
+          command: cat data/* > out
+          inputs: [data]
+          outputs: [out]
+      """)
+    try folder.shell("mkdir data && echo a > data/a")
+    #expect(try runOprun(["jobs.yaml"], in: folder).status == 0)
+    try folder.shell("printf x > \"$(printf 'data/bad\\377')\"")
+    let plan = try runOprun(["-n", "jobs.yaml"], in: folder)
+    #expect(planLines(plan.stdout)["names"] == "runs: input data/bad\u{FFFD} added", "\(plan.stdout)")
+    #expect(try runOprun(["jobs.yaml"], in: folder).status == 0)
+    let again = try runOprun(["-n", "jobs.yaml"], in: folder)
+    #expect(planLines(again.stdout)["names"] == "runs: input data/bad\u{FFFD} cannot be read", "\(again.stdout)")
+  }
+
+  /// A folder whose path is longer than PATH_MAX cannot be listed by it: it is recorded as
+  /// unreadable, not left out, so that what lies in it cannot change unseen.
+  @Test func aFolderDeeperThanPathMaxIsRecordedAsUnreadableNotLeftOut() throws {
+    let folder = try Scratch()
+    try folder.manifest(
+      """
+      jobs:
+        deep:
+          command: touch out
+          inputs: [data]
+          outputs: [out]
+      """)
+    let name = String(repeating: "d", count: 250)
+    // Python's chdir takes one name at a time, where a shell's cd would need the whole path.
+    try folder.shell(
+      "python3 -c 'import os\nos.mkdir(\"data\"); os.chdir(\"data\")\nfor i in range(20): os.mkdir(\"\(name)\"); "
+        + "os.chdir(\"\(name)\"); open(\"f\", \"w\").write(str(i))'")
+    #expect(try runOprun(["jobs.yaml"], in: folder).status == 0)
+    let plan = try runOprun(["-n", "jobs.yaml"], in: folder)
+    let reason = try #require(planLines(plan.stdout)["deep"], "\(plan.stdout)")
+    #expect(reason.hasPrefix("runs: input data/\(name)/") && reason.hasSuffix(" cannot be read"), "\(reason.prefix(80))")
+  }
+
+  /// A file name with a line break is shown escaped on the human line, never raw.
+  @Test func aReasonNamingAFileWithALineBreakStaysOnItsLine() throws {
+    let folder = try Scratch()
+    try folder.manifest(
+      """
+      jobs:
+        names:
+          command: ls data > out
+          inputs: [data]
+          outputs: [out]
+      """)
+    try folder.shell("mkdir data && echo a > data/a")
+    #expect(try folder.runJobs().0.status == 0)
+    try folder.shell("printf x > 'data/two\nlines'")
+    let plan = try runOprun(["-n", "jobs.yaml"], in: folder)
+    #expect(planLines(plan.stdout)["names"] == "runs: input data/two\\nlines added", "\(plan.stdout)")
   }
 
   // MARK: Flags

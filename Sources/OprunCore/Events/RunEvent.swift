@@ -96,7 +96,8 @@ public struct Transition: Sendable, Equatable {
   public var resumed: Bool
   /// On `finished`: the job did not run because its inputs and outputs showed it up to date (§10).
   public var upToDate = false
-  /// On `finished`, `failed`: the declared outputs its commands, which succeeded, did not leave (§10).
+  /// On `finished`, `failed`, and on `executing → ready` (a retry): the declared outputs its
+  /// commands, which succeeded, did not leave (§10).
   public var missingOutputs: [String] = []
   /// On `finished`, `succeeded`, for a job that declares inputs or outputs: what its journal
   /// record holds of its files. Added by the run driver.

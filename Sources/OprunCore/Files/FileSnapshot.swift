@@ -77,12 +77,19 @@ public struct FileDifference: Equatable, Sendable {
   /// or when `old`, read back, is damaged: it then names nothing. What is the same in both
   /// is skipped by comparing bytes; only entries that differ are looked at one by one.
   public static func between(old: FileListing, new: FileListing) -> FileDifference? {
+    between(old: old, new: new, ignoring: nil)
+  }
+
+  /// The same, counting only the paths `ignoring` refuses; nil also when it takes every path
+  /// that differs.
+  public static func between(old: FileListing, new: FileListing, ignoring: ((String) -> Bool)?) -> FileDifference? {
     let starts = new.entryStarts
     return old.bytes.withUnsafeBufferPointer { old in
       new.bytes.withUnsafeBufferPointer { new -> FileDifference? in
         var first: FileDifference?
         var count = 0
         func note(_ change: Change, _ path: Range<Int>, in bytes: UnsafeBufferPointer<UInt8>) {
+          if let ignoring, ignoring(String(decoding: bytes[path], as: UTF8.self)) { return }
           count += 1
           if first == nil { first = FileDifference(change: change, path: String(decoding: bytes[path], as: UTF8.self), count: 0) }
         }

@@ -65,6 +65,8 @@ extension JobGraph {
     }
     var graph = JobGraph(manifest: manifest, queues: queues, jobs: kept)
     graph.manifestWarnings = manifestWarnings
+    graph.trackedJobsLeftOut = trackedJobsLeftOut.union(
+      jobs.lazy.filter { !selected[$0.id] && $0.tracksFiles }.map(\.name))
     return graph
   }
 

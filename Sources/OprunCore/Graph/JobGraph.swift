@@ -18,6 +18,9 @@ public struct JobGraph: Sendable {
   /// What the manifest holds that is worth a word but stops nothing (an `exclude` that
   /// matches no combination), in reading order.
   public var manifestWarnings: [Diagnostic] = []
+  /// The jobs that declare inputs or outputs which ``restricted(to:)`` left out: a targeted
+  /// run must not drop their newest records from the journals (SPEC §10).
+  public var trackedJobsLeftOut: Set<String> = []
 
   public init(manifest: Manifest, queues: [QueueNode], jobs: [JobNode]) {
     self.manifest = manifest
@@ -33,6 +36,12 @@ public struct JobGraph: Sendable {
   /// The manifest's folder: where a job without a `cwd` runs, as go-task runs a Taskfile's
   /// tasks in its folder (`JobNode.cwd` is already resolved against it when written).
   public var manifestFolder: String { PathParts.folder(of: manifest.path) }
+
+  /// Every job of the manifest that declares inputs or outputs, those a targeted run left
+  /// out included: the jobs whose newest records the journals keep.
+  public var trackedJobNames: Set<String> {
+    trackedJobsLeftOut.union(jobs.lazy.filter(\.tracksFiles).map(\.name))
+  }
 
   /// The id of the queue called `name`, if there is one.
   public func queue(named name: String) -> QueueID? {

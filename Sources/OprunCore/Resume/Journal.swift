@@ -15,6 +15,12 @@ public struct Journal: Sendable {
   public var problems: [(line: Int, message: String)] = []
   /// How many lines could not be read, all of them.
   public var problemCount = 0
+  /// The jobs named by lines that could not be read as their records: a record of theirs
+  /// is lost here, and may have been their newest.
+  public var jobsOfUnreadableLines: Set<String> = []
+  /// A line that could not be read may have been any job's record: it names none that
+  /// can be told.
+  public var hasUnreadableLineOfUnknownJob = false
   public static let keptProblems = 1000
   /// The header declares a format newer than ``Journal/format``: no record was taken.
   public var isFromNewerFormat = false
@@ -58,6 +64,7 @@ public struct Journal: Sendable {
         // oprun ends every line with a newline: a last line without one was cut short.
         let cut = newline == bytes.count
         journal.noteProblem((lineNumber, cut ? "the line is incomplete" : "not JSON (\(error.message))"))
+        journal.noteLostRecord(of: Self.jobNamed(in: line), ifJobLine: !Self.isHeaderOrEnd(line))
       case .success(let value):
         journal.take(value, lineNumber: lineNumber, keepingLines: keepingLines)
       }
@@ -77,6 +84,29 @@ public struct Journal: Sendable {
       if p != q { return p > q }
     }
     return false
+  }
+
+  /// Notes that a record of `job` (of an unknown job when nil) could not be read, when the
+  /// line may have been a job's record.
+  private mutating func noteLostRecord(of job: String?, ifJobLine isJobLine: Bool) {
+    guard isJobLine else { return }
+    if let job { jobsOfUnreadableLines.insert(job) } else { hasUnreadableLineOfUnknownJob = true }
+  }
+
+  /// The job a line that is not JSON names, when its `"job":"…"` member is whole and has no
+  /// escape: oprun writes it right after the type, so a line cut short most often keeps it.
+  static func jobNamed(in line: ArraySlice<UInt8>) -> String? {
+    let key = Array(#""job":""#.utf8)
+    guard let start = line.firstRange(of: key)?.upperBound,
+      let end = line[start...].firstIndex(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }),
+      line[end] == UInt8(ascii: "\"")
+    else { return nil }
+    return String(decoding: line[start..<end], as: UTF8.self)
+  }
+
+  /// Whether a line that is not JSON began as a header or an end line, which record no job.
+  static func isHeaderOrEnd(_ line: ArraySlice<UInt8>) -> Bool {
+    line.starts(with: #"{"type":"header""#.utf8) || line.starts(with: #"{"type":"end""#.utf8)
   }
 
   mutating func noteProblem(_ problem: (line: Int, message: String)) {
@@ -99,6 +129,7 @@ public struct Journal: Sendable {
     case "job":
       guard !isFromNewerFormat else { return }
       guard let record = JournalRecord(value) else {
+        noteLostRecord(of: value["job"]?.stringValue, ifJobLine: true)
         return noteProblem((lineNumber, "a job line without its job, outcome or fingerprint"))
       }
       records.append(record)

@@ -104,6 +104,8 @@ public enum RunReason: Equatable, Sendable {
   case outputChanged(FileDifference)
   /// An output pattern matches nothing.
   case outputMissing(String)
+  /// This input (or output) could not be read, so whether it changed cannot be told.
+  case unreadableFile(String, isInput: Bool)
   /// This dependency, which declares no outputs, ran in this run.
   case dependencyRan(JobID)
   /// This dependency's result (its outputs, when it declares any) is not what the job recorded.
@@ -135,6 +137,7 @@ public enum RunReason: Equatable, Sendable {
     case .inputsChanged: "input-changed"
     case .outputChanged(let difference): difference.change == .removed ? "output-missing" : "output-" + difference.change.rawValue
     case .outputMissing: "output-missing"
+    case .unreadableFile(_, let isInput): isInput ? "input-unreadable" : "output-unreadable"
     case .dependencyRan: "dependency-ran"
     case .dependencyResultChanged: "dependency-changed"
     case .dependencyMayChange: "dependency-may-change"
@@ -171,6 +174,8 @@ extension RunDecision {
       return "output \(difference.path) \(word)" + Self.others(difference.count)
     case .runs(.outputMissing(let pattern)):
       return "output \(pattern) missing"
+    case .runs(.unreadableFile(let path, let isInput)):
+      return "\(isInput ? "input" : "output") \(path) cannot be read"
     case .runs(.dependencyRan(let dependency)):
       return "dependency \(graph.jobs[dependency].name) ran"
     case .runs(.dependencyResultChanged(let dependency, let hasOutputs)):

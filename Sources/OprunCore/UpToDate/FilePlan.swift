@@ -18,6 +18,8 @@ public struct FilePlan: Sendable {
   ) {
     var decisions = [RunDecision?](repeating: nil, count: graph.jobs.count)
     var results = [JobResult](repeating: .willRun(hasOutputs: false), count: graph.jobs.count)
+    // By job that would run: the files it may write again.
+    var rewritten = [Set<String>](repeating: [], count: graph.jobs.count)
     for job in graph.topologicalOrder() {
       let node = graph.jobs[job]
       guard node.tracksFiles else {
@@ -26,12 +28,16 @@ public struct FilePlan: Sendable {
       }
       let (inputs, outputs) = files(job)
       let found = record(job)
-      let check = UpToDateCheck(
+      var check = UpToDateCheck(
         job: job, record: found, fingerprint: fingerprints[job], inputs: inputs, outputs: outputs,
         recordedInputs: UpToDateCheck.recordedInputs(of: found, now: inputs, read: recordedInputs),
         dependencyResults: node.dependencies.map { results[$0] })
+      for dependency in node.dependencies { check.filesDependenciesMayRewrite.formUnion(rewritten[dependency]) }
       let decision = force ? RunDecision.runs(.forced) : check.decision(in: graph)
       decisions[job] = decision
+      if decision != .upToDate, !node.outputs.isEmpty {
+        rewritten[job] = Set(outputs.files.map(\.path)).union((found?.files?.outputs ?? []).map(\.path))
+      }
       results[job] =
         decision == .upToDate ? check.resultWhenUpToDate(in: graph) : .willRun(hasOutputs: !node.outputs.isEmpty)
     }

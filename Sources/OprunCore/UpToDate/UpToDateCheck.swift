@@ -12,6 +12,10 @@ public struct UpToDateCheck: Sendable {
   public var recordedInputs: FileListing?
   /// Each dependency's result in this run, in the order the job lists them.
   public var dependencyResults: [JobResult]
+  /// Under `--dry-run`: the files that dependencies which would run may write again (their
+  /// outputs, as recorded and as they are now). An input among them that changed says
+  /// nothing yet: the dependency may write back what was recorded.
+  public var filesDependenciesMayRewrite: Set<String> = []
 
   public init(
     job: JobID, record: JournalRecord?, fingerprint: JobFingerprint, inputs: FileSnapshot, outputs: FileSnapshot,
@@ -51,7 +55,15 @@ public struct UpToDateCheck: Sendable {
       guard let recordedInputs, let difference = FileDifference.between(old: recordedInputs, new: inputs.listing) else {
         return .runs(.inputsChanged)
       }
-      return .runs(.inputChanged(difference))
+      if filesDependenciesMayRewrite.isEmpty { return .runs(.inputChanged(difference)) }
+      let mayRewrite = filesDependenciesMayRewrite
+      if let certain = FileDifference.between(old: recordedInputs, new: inputs.listing, ignoring: mayRewrite.contains) {
+        return .runs(.inputChanged(certain))
+      }
+    }
+    // A file that cannot be read may have changed in any way: it is never up to date.
+    if let unreadable = inputs.files.first(where: { $0.kind == .unreadable }) {
+      return .runs(.unreadableFile(unreadable.path, isInput: true))
     }
     let node = graph.jobs[job]
     var mayChange: JobID?
@@ -73,6 +85,9 @@ public struct UpToDateCheck: Sendable {
     }
     if let difference = FileDifference.between(old: FileListing(files.outputs), new: outputs.listing) {
       return .runs(.outputChanged(difference))
+    }
+    if let unreadable = outputs.files.first(where: { $0.kind == .unreadable }) {
+      return .runs(.unreadableFile(unreadable.path, isInput: false))
     }
     return mayChange.map { .runs(.dependencyMayChange($0)) } ?? .upToDate
   }

@@ -35,8 +35,12 @@ enum ContentDigest {
       return reading
     }
     posix_fadvise(descriptor, 0, 0, POSIX_FADV_SEQUENTIAL)
+    // A file that goes on past its size by more than this never ends, or grows faster than it
+    // is read (a pseudo-file such as /proc/self/pagemap has size 0 and no end): it cannot be
+    // read whole, and is recorded so.
+    let limit = Int(opened.st_size) + Self.growthLimit
     var hasher = SHA256()
-    while true {
+    while reading.bytesRead <= limit {
       let count = read(descriptor, buffer.baseAddress, buffer.count)
       if count < 0, errno == EINTR { continue }
       guard count >= 0 else { return reading }
@@ -44,11 +48,15 @@ enum ContentDigest {
       hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[..<count]))
       reading.bytesRead += count
     }
+    guard reading.bytesRead <= limit else { return reading }
     reading.kind = .file
     reading.digest = hex(hasher.finalize())
     reading.status = status
     return reading
   }
+
+  /// How many bytes past its size a file may give while it is read.
+  static let growthLimit = 16 << 20
 
   /// The link at `path`, recorded by its target's text; nil when it cannot be read.
   static func ofLink(_ path: String) -> String? {

@@ -13,12 +13,7 @@ struct FileSelection {
 
     /// What is left where a file was moved from: it holds nothing to release.
     static let moved = File(
-      path: "", recordedPath: "",
-      found: FileSetWalk.Found(
-        status: FileStatus(
-          device: 0, inode: 0, size: 0, modified: Timestamp(seconds: 0, nanoseconds: 0),
-          changed: Timestamp(seconds: 0, nanoseconds: 0), type: 0),
-        followsLink: false, patterns: PatternSet()))
+      path: "", recordedPath: "", found: FileSetWalk.Found(status: .unknown, followsLink: false, patterns: PatternSet()))
   }
 
   /// Sorted by the bytes of `recordedPath`.
@@ -32,7 +27,9 @@ struct FileSelection {
     let all = request.patterns + request.excluded
     let walk = FileSetWalk(
       patterns: all.enumerated().map { index, pattern in
-        WalkPattern(pattern, from: folder, leadsWalk: index < request.patterns.count && !pattern.isExclusion)
+        WalkPattern(
+          pattern, from: folder, manifestFolder: manifestFolder,
+          leadsWalk: index < request.patterns.count && !pattern.isExclusion)
       },
       manifestFolder: manifestFolder)
     func adds(_ file: File) -> Bool {

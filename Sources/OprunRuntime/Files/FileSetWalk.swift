@@ -220,11 +220,16 @@ final class FileSetWalk: @unchecked Sendable {
   }
 
   /// A folder that cannot be listed, recorded as unreadable for the patterns that take it
-  /// whole, so that it counts as changed until it can be read.
+  /// whole, so that it counts as changed until it can be read: one that cannot even be
+  /// looked at (its path is longer than PATH_MAX) too.
   private func unlistable(_ folder: String, _ steps: [Step]) -> Listed {
     var whole = PatternSet()
     for (index, progress) in steps where progress.matchesEverything { whole.insert(index) }
-    guard !whole.isEmpty, var status = FileStatus.of(folder, followingLink: true) else { return Listed() }
+    guard !whole.isEmpty else { return Listed() }
+    // One that is gone is no file: an output folder not made yet is missing, not unreadable.
+    guard var status = FileStatus.of(folder, followingLink: true) ?? (errno == ENAMETOOLONG ? .unknown : nil) else {
+      return Listed()
+    }
     status.type = 0
     let found = Found(status: status, followsLink: false, patterns: whole)
     return Listed(files: [FileSelection.File(path: folder, recordedPath: recordedPath(of: folder), found: found)])

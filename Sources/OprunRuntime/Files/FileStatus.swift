@@ -20,6 +20,11 @@ struct FileStatus: Equatable, Sendable {
     type = UInt32(status.st_mode) & UInt32(S_IFMT)
   }
 
+  /// Nothing known of it: of no kind, so recorded as what cannot be read.
+  static let unknown = FileStatus(
+    device: 0, inode: 0, size: 0, modified: Timestamp(seconds: 0, nanoseconds: 0),
+    changed: Timestamp(seconds: 0, nanoseconds: 0), type: 0)
+
   init(device: UInt64, inode: UInt64, size: Int64, modified: Timestamp, changed: Timestamp, type: UInt32) {
     self.device = device
     self.inode = inode

@@ -8,6 +8,10 @@ final class FolderEntries {
     var name: String
     /// `d_type`: `DT_UNKNOWN` where the file system does not say.
     var type: UInt8
+    /// For a name that is not UTF-8, shown with U+FFFD where its bytes are not, by which it
+    /// cannot be opened: its `lstat`, marked as of no kind, so that it is recorded as a file
+    /// that cannot be read (and a folder as one that cannot be listed) rather than missed.
+    var unreadableStatus: FileStatus?
   }
 
   /// Without `.` and `..`.
@@ -19,11 +23,23 @@ final class FolderEntries {
     guard let folder = opendir(path) else { return nil }
     var entries: [Entry] = []
     while let entry = readdir(folder) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
-        String(cString: bytes.bindMemory(to: CChar.self).baseAddress!)
+      let (name, exact) = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
+        let raw = bytes.bindMemory(to: CChar.self).baseAddress!
+        return String(validatingCString: raw).map { ($0, true) } ?? (String(cString: raw), false)
       }
       if name == "." || name == ".." { continue }
-      entries.append(Entry(name: name, type: entry.pointee.d_type))
+      guard !exact else {
+        entries.append(Entry(name: name, type: entry.pointee.d_type))
+        continue
+      }
+      var status = stat()
+      let found = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
+        fstatat(dirfd(folder), bytes.bindMemory(to: CChar.self).baseAddress!, &status, AT_SYMLINK_NOFOLLOW) == 0
+      }
+      guard found else { continue }
+      var unreadable = FileStatus(status)
+      unreadable.type = 0
+      entries.append(Entry(name: name, type: UInt8(DT_REG), unreadableStatus: unreadable))
     }
     self.folder = folder
     self.entries = entries
@@ -35,7 +51,7 @@ final class FolderEntries {
   /// ended in `/`, since its files' paths go on with one. Each comes with its `lstat` when
   /// telling whether it is a folder took one.
   func sortedAsPaths() -> [(entry: Entry, status: FileStatus?)] {
-    let statuses = entries.map { $0.type == DT_UNKNOWN ? status(of: $0.name) : nil }
+    let statuses = entries.map { $0.unreadableStatus ?? ($0.type == DT_UNKNOWN ? status(of: $0.name) : nil) }
     let order = ByteOrder.sortedIndices(entries.count) { index, bytes in
       bytes += entries[index].name.utf8
       if entries[index].type == DT_DIR || statuses[index]?.isFolder == true { bytes.append(UInt8(ascii: "/")) }

@@ -12,10 +12,23 @@ struct WalkPattern {
   /// exclusion, a job's outputs) is matched where others lead the walk, never leads it.
   var leadsWalk: Bool
 
-  init(_ pattern: PathPattern, from folder: String, leadsWalk: Bool) {
+  /// `pattern` as written in a job whose folder is `folder`. A prefix that leads through a
+  /// link into `manifestFolder` from outside it (`/elsewhere/link-to-here/src`), or to that
+  /// folder or one above it (`here`, a link to `.`), is taken by where it leads: what lies under
+  /// the manifest's folder is then recorded relative to it, and `.oprun/` and the job's
+  /// outputs are told apart there as always. Any other link named directly keeps its name.
+  init(_ pattern: PathPattern, from folder: String, manifestFolder: String, leadsWalk: Bool) {
     let (prefix, rest) = pattern.literalPrefix
     let start = pattern.isAbsolute ? "/" : folder
-    base = LexicalPath.resolve(prefix.joined(separator: "/"), from: start)
+    var base = LexicalPath.resolve(prefix.joined(separator: "/"), from: start)
+    let resolved = AbsolutePath.of(base)
+    if resolved != base,
+      LexicalPath.isWithin(manifestFolder, resolved)
+        || (LexicalPath.isWithin(resolved, manifestFolder) && !LexicalPath.isWithin(base, manifestFolder))
+    {
+      base = resolved
+    }
+    self.base = base
     self.rest = rest
     namesFolder = pattern.namesFolder
     self.leadsWalk = leadsWalk

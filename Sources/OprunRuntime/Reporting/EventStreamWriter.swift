@@ -146,7 +146,10 @@ public final class EventStreamWriter: RunObserver {
       object.field("reason", decision.text(in: graph))
     }
     // A retry: how the attempt that failed ended, as the human view says it.
-    if transition.from == .executing, transition.to == .ready { writeTermination(transition.termination, to: &object) }
+    if transition.from == .executing, transition.to == .ready {
+      writeTermination(transition.termination, to: &object)
+      if !transition.missingOutputs.isEmpty { object.field("missing_outputs", transition.missingOutputs) }
+    }
     guard transition.to == .finished else { return }
     object.field("outcome", (transition.outcome ?? .cancelled).rawValue)
     writeTermination(transition.termination, to: &object)

@@ -98,7 +98,10 @@ public final class HumanReporter: RunObserver {
       showLine(at: time, "pending", name, from: .verbose)
     case .ready where transition.from == .executing:
       // A failed attempt goes back to its queue to be run again.
-      let ending = transition.termination.map(TimelineFormatter.terminationText) ?? "failed"
+      var ending = transition.termination.map(TimelineFormatter.terminationText) ?? "failed"
+      if !transition.missingOutputs.isEmpty {
+        ending += ", " + TimelineFormatter.missingOutputsText(transition.missingOutputs)
+      }
       showLine(at: time, "ready", name, "retrying: attempt \(transition.attempt - 1) ended with \(ending)")
     case .ready:
       // Under --resume, each job says what was decided for it.

@@ -33,12 +33,14 @@ enum PlanText {
     return text
   }
 
-  /// `resumed`, `up to date`, `runs if build's outputs change`, or `runs: ` and why.
+  /// `resumed`, `up to date`, `runs if build's outputs change`, or `runs: ` and why; a path
+  /// it names shown as ``DisplayText`` shows text, so that a file name cannot break the line.
   static func resumeReason(_ decision: RunDecision, in graph: JobGraph) -> String {
-    switch decision {
-    case .resumed, .upToDate: decision.text(in: graph)
-    case .runs(.dependencyMayChange): "runs " + decision.text(in: graph)
-    case .runs: "runs: " + decision.text(in: graph)
+    let text = DisplayText.escaped(decision.text(in: graph))
+    return switch decision {
+    case .resumed, .upToDate: text
+    case .runs(.dependencyMayChange): "runs " + text
+    case .runs: "runs: " + text
     }
   }
 

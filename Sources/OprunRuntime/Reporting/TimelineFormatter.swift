@@ -69,6 +69,11 @@ struct TimelineFormatter {
     }
   }
 
+  /// `missing outputs a, b`, for a job whose commands succeeded but left these out.
+  static func missingOutputsText(_ paths: [String]) -> String {
+    plural("missing output", count: paths.count) + " " + paths.map { DisplayText.escaped($0) }.joined(separator: ", ")
+  }
+
   private func outcomePhrase(_ result: RunSummary.JobResult) -> (String, String) {
     let duration = TimeText.duration(result.duration)
     switch result.outcome {
@@ -79,8 +84,7 @@ struct TimelineFormatter {
       var cause = result.termination.map { " (" + Self.terminationText($0) + ")" } ?? ""
       if !result.missingOutputs.isEmpty {
         cause = " (" + (result.termination.map { Self.terminationText($0) + ", " } ?? "")
-          + plural("missing output", count: result.missingOutputs.count) + " "
-          + result.missingOutputs.map { DisplayText.escaped($0) }.joined(separator: ", ") + ")"
+          + Self.missingOutputsText(result.missingOutputs) + ")"
       }
       return ("failed" + cause, result.termination?.startFailure == nil ? " in " + duration : "")
     case .timedOut:

@@ -268,7 +268,7 @@ public final class RunDriver {
       finishedFiles[transition.job] = nil
       noteResult(of: transition)
     } else if transition.from == .executing, transition.to == .ready {
-      missingOutputs[transition.job] = nil
+      transition.missingOutputs = missingOutputs.removeValue(forKey: transition.job) ?? []
     }
     bus.deliver(RunEvent(time: event.time, .transition(transition)))
     // A job finished without running may still be queued where a scheduling backend put it.

@@ -181,7 +181,7 @@ final class RunSession {
         arguments: configuration.arguments, targets: configuration.targets, warn: { driver.warn($0) })
       journal = writer
       driver.addObserver(writer)
-      folder.prune(keeping: file, tracked: Set(graph.jobs.filter(\.tracksFiles).map(\.name)))
+      folder.prune(keeping: file, tracked: graph.trackedJobNames)
       return nil
     }
   }

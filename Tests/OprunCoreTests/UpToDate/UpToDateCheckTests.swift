@@ -192,4 +192,48 @@ import Testing
     #expect(check.resultWhenUpToDate(in: graph) == .unchanged(snapshot(app).digest))
     #expect(check.recordedFiles(outputs: snapshot(app), in: graph).result == snapshot(app).digest)
   }
+
+  @Test func anInputOrOutputThatCannotBeReadRunsTheJobEvenWhenItsListingIsUnchanged() throws {
+    let graph = try graph()
+    let secret = FileRecord(path: "src/secret.c", kind: .unreadable, digest: "")
+    let inputs = sources + [secret]
+    // Recorded unreadable, and unreadable still: what it holds may have changed all the same.
+    let check = buildCheck(graph, inputs: inputs, listing: inputs)
+    var recorded = check
+    recorded.record?.files?.inputs = snapshot(inputs).digest
+    #expect(recorded.decision(in: graph) == .runs(.unreadableFile("src/secret.c", isInput: true)))
+    #expect(recorded.decision(in: graph).text(in: graph) == "input src/secret.c cannot be read")
+    let closed = [FileRecord(path: "app", kind: .unreadable, digest: "")]
+    var output = buildCheck(graph, outputs: snapshot(closed))
+    output.record?.files?.outputs = closed
+    #expect(output.decision(in: graph) == .runs(.unreadableFile("app", isInput: false)))
+    #expect(output.decision(in: graph).code == "output-unreadable")
+  }
+
+  @Test func underDryRunAnInputThatARunningDependencyMayWriteAgainWaitsOnWhatItWrites() throws {
+    let graph = try graph()
+    let test = graph.job(named: "test")!
+    let build = graph.job(named: "build")!
+    let fingerprint = graph.fingerprints()[test]
+    let log = [file("test.log", "9")]
+    var record = JournalRecord(job: "test", outcome: .succeeded, fingerprint: fingerprint.value, parts: fingerprint.parts)
+    record.files = RecordedFiles(
+      inputs: snapshot(app).digest, outputs: log, result: snapshot(log).digest,
+      dependencies: ["build": snapshot(app).digest])
+    // `app` was edited by hand: build runs again (its output changed) and may write back what test recorded.
+    let edited = [file("app", "2")]
+    var check = UpToDateCheck(
+      job: test, record: record, fingerprint: fingerprint, inputs: snapshot(edited), outputs: snapshot(log),
+      recordedInputs: FileListing(app), dependencyResults: [.willRun(hasOutputs: true)])
+    check.filesDependenciesMayRewrite = ["app"]
+    #expect(check.decision(in: graph) == .runs(.dependencyMayChange(build)))
+    // An input no dependency writes that changed makes it run whatever build writes.
+    let withNote = [file("app", "2"), file("note", "n")]
+    check.inputs = snapshot(withNote)
+    #expect(check.decision(in: graph) == .runs(.inputChanged(FileDifference(change: .added, path: "note", count: 1))))
+    // Without the dry run's knowledge, the edited input is the reason.
+    check.inputs = snapshot(edited)
+    check.filesDependenciesMayRewrite = []
+    #expect(check.decision(in: graph) == .runs(.inputChanged(FileDifference(change: .changed, path: "app", count: 1))))
+  }
 }
