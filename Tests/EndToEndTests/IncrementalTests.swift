@@ -450,8 +450,7 @@ import Testing
     #expect(planLines(plan.stdout)["self"] == "up to date", "\(plan.stdout)")
     try folder.write("src/b", "b\n")
     let edited = try runOprun(["-n", "jobs.yaml"], in: folder)
-    // `here/src` is a link named directly, inside the folder: it keeps its name.
-    #expect(planLines(edited.stdout)["self"] == "runs: input here/src/b added (and 1 more)", "\(edited.stdout)")
+    #expect(planLines(edited.stdout)["self"] == "runs: input src/b added", "\(edited.stdout)")
   }
 
   /// A name that is not UTF-8 cannot be shown or opened as it is: such a file is seen when it
@@ -493,10 +492,82 @@ import Testing
     try folder.shell(
       "python3 -c 'import os\nos.mkdir(\"data\"); os.chdir(\"data\")\nfor i in range(20): os.mkdir(\"\(name)\"); "
         + "os.chdir(\"\(name)\"); open(\"f\", \"w\").write(str(i))'")
+    // The same tree through a pattern that matches only files below, and its deepest file named.
+    let deepest = "data/" + String(repeating: name + "/", count: 20) + "f"
+    try folder.manifest(
+      """
+      jobs:
+        deep: {command: touch out, inputs: [data], outputs: [out]}
+        below: {command: touch out2, inputs: ["data/**/f"], outputs: [out2]}
+        named: {command: touch out3, inputs: ["\(deepest)"], outputs: [out3]}
+      """)
     #expect(try runOprun(["jobs.yaml"], in: folder).status == 0)
     let plan = try runOprun(["-n", "jobs.yaml"], in: folder)
-    let reason = try #require(planLines(plan.stdout)["deep"], "\(plan.stdout)")
-    #expect(reason.hasPrefix("runs: input data/\(name)/") && reason.hasSuffix(" cannot be read"), "\(reason.prefix(80))")
+    for job in ["deep", "below", "named"] {
+      let reason = try #require(planLines(plan.stdout)[job], "\(plan.stdout)")
+      #expect(reason.hasPrefix("runs: input data/\(name)/") && reason.hasSuffix(" cannot be read"), "\(job): \(reason.prefix(80))")
+    }
+  }
+
+  /// An output that cannot be read may have changed unseen: the jobs that depend on it run.
+  @Test func aDependencyWhoseOutputCannotBeReadMakesItsDependentsRun() throws {
+    let folder = try Scratch()
+    try folder.manifest(
+      """
+      jobs:
+        make:
+          command: mkdir -p out && date +%N > "$(printf 'out/bad\\377')"
+          outputs: [out]
+        use:
+          command: cat out/* > used
+          dependencies: [make]
+          outputs: [used]
+      """)
+    #expect(try folder.runJobs().0.status == 0)
+    let (second, log) = try folder.runJobs()
+    #expect(second.status == 0, "\(second.stderr)")
+    #expect(log.executedJobs == ["make", "use"])
+    #expect(log.why("use") == "dependency-ran")
+  }
+
+  /// A link to a job's own output folder, named as an input, is no input of its own.
+  @Test func aLinkToTheJobsOwnOutputsIsNoInputOfIt() throws {
+    let folder = try Scratch()
+    try folder.manifest(
+      """
+      jobs:
+        build:
+          command: mkdir -p build && cat src > build/x
+          inputs: [src, bl]
+          outputs: [build/x]
+      """)
+    try folder.shell("echo a > src && mkdir build && ln -s build bl")
+    #expect(try runOprun(["jobs.yaml"], in: folder).status == 0)
+    let plan = try runOprun(["-n", "jobs.yaml"], in: folder)
+    #expect(planLines(plan.stdout)["build"] == "up to date", "\(plan.stdout)")
+  }
+
+  /// Under -n, an input that a dependency's dependency may write again waits on it too.
+  @Test func dryRunWaitsOnWhatAnIndirectDependencyMayWriteAgain() throws {
+    let folder = try Scratch()
+    try folder.manifest(
+      """
+      jobs:
+        build: {command: cp src app.o, inputs: [src], outputs: [app.o]}
+        mid: {command: cp app.o mid.out, dependencies: [build], inputs: [app.o], outputs: [mid.out]}
+        top: {command: cat app.o mid.out > top.out, dependencies: [mid], inputs: [app.o, mid.out], outputs: [top.out]}
+      """)
+    try folder.write("src", "source\n")
+    #expect(try runOprun(["jobs.yaml"], in: folder).status == 0)
+    try folder.write("app.o", "by hand\n")
+    let plan = try runOprun(["-n", "jobs.yaml"], in: folder)
+    let reasons = planLines(plan.stdout)
+    #expect(reasons["build"] == "runs: output app.o changed")
+    #expect(reasons["mid"] == "runs if build's outputs change")
+    #expect(reasons["top"] == "runs if mid's outputs change", "\(plan.stdout)")
+    let (run, log) = try folder.runJobs()
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(log.executedJobs == ["build"])
   }
 
   /// A file name with a line break is shown escaped on the human line, never raw.

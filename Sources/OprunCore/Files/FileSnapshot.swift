@@ -40,6 +40,9 @@ public struct FileSnapshot: Sendable, Equatable {
   /// `files` laid out as their digest hashes them.
   public var listing: FileListing
 
+  /// The first file that could not be read: whether it changed cannot be told.
+  public var firstUnreadable: FileRecord? { files.first { $0.kind == .unreadable } }
+
   public init(files: [FileRecord], unmatchedPatterns: [Int], digest: String, listing: FileListing? = nil) {
     self.files = files
     self.unmatchedPatterns = unmatchedPatterns

@@ -18,7 +18,7 @@ public struct FilePlan: Sendable {
   ) {
     var decisions = [RunDecision?](repeating: nil, count: graph.jobs.count)
     var results = [JobResult](repeating: .willRun(hasOutputs: false), count: graph.jobs.count)
-    // By job that would run: the files it may write again.
+    // By job that would run and declares outputs: the files it may write again.
     var rewritten = [Set<String>](repeating: [], count: graph.jobs.count)
     for job in graph.topologicalOrder() {
       let node = graph.jobs[job]
@@ -32,7 +32,17 @@ public struct FilePlan: Sendable {
         job: job, record: found, fingerprint: fingerprints[job], inputs: inputs, outputs: outputs,
         recordedInputs: UpToDateCheck.recordedInputs(of: found, now: inputs, read: recordedInputs),
         dependencyResults: node.dependencies.map { results[$0] })
-      for dependency in node.dependencies { check.filesDependenciesMayRewrite.formUnion(rewritten[dependency]) }
+      // Only asked for when its inputs changed: what the jobs it depends on, directly or not,
+      // may write again if they run.
+      if found?.files?.inputs != inputs.digest {
+        var stack = node.dependencies
+        var seen = Set(stack)
+        while let dependency = stack.popLast() {
+          guard decisions[dependency] != .upToDate else { continue }
+          check.filesDependenciesMayRewrite.formUnion(rewritten[dependency])
+          for next in graph.jobs[dependency].dependencies where seen.insert(next).inserted { stack.append(next) }
+        }
+      }
       let decision = force ? RunDecision.runs(.forced) : check.decision(in: graph)
       decisions[job] = decision
       if decision != .upToDate, !node.outputs.isEmpty {

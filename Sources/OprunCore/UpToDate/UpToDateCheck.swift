@@ -51,6 +51,8 @@ public struct UpToDateCheck: Sendable {
         record.parts[part].map { $0 != fingerprint.parts[part] } ?? false
       }))
     }
+    // Inputs that changed which a dependency that would run may write back as they were.
+    var rewritable: FileDifference?
     if files.inputs != inputs.digest {
       guard let recordedInputs, let difference = FileDifference.between(old: recordedInputs, new: inputs.listing) else {
         return .runs(.inputsChanged)
@@ -60,9 +62,10 @@ public struct UpToDateCheck: Sendable {
       if let certain = FileDifference.between(old: recordedInputs, new: inputs.listing, ignoring: mayRewrite.contains) {
         return .runs(.inputChanged(certain))
       }
+      rewritable = difference
     }
     // A file that cannot be read may have changed in any way: it is never up to date.
-    if let unreadable = inputs.files.first(where: { $0.kind == .unreadable }) {
+    if let unreadable = inputs.firstUnreadable {
       return .runs(.unreadableFile(unreadable.path, isInput: true))
     }
     let node = graph.jobs[job]
@@ -86,10 +89,11 @@ public struct UpToDateCheck: Sendable {
     if let difference = FileDifference.between(old: FileListing(files.outputs), new: outputs.listing) {
       return .runs(.outputChanged(difference))
     }
-    if let unreadable = outputs.files.first(where: { $0.kind == .unreadable }) {
+    if let unreadable = outputs.firstUnreadable {
       return .runs(.unreadableFile(unreadable.path, isInput: false))
     }
-    return mayChange.map { .runs(.dependencyMayChange($0)) } ?? .upToDate
+    if let mayChange { return .runs(.dependencyMayChange(mayChange)) }
+    return rewritable.map { .runs(.inputChanged($0)) } ?? .upToDate
   }
 
   /// What the job's dependents see of it once it finished without running (up to date):

@@ -100,12 +100,11 @@ extension FileSnapshot {
   init(files: [FileRecord], unmatchedPatterns: [Int], on pool: HashingPool, buffer: UnsafeMutableRawBufferPointer) {
     let sliceSize = 1024
     let sliceCount = (files.count + sliceSize - 1) / sliceSize
-    let slices = [FileListing](unsafeUninitializedCapacity: sliceCount) { slices, initialized in
+    let slices = [FileListing](initializingInPlace: sliceCount) { slices in
       let slices = DisjointSlices(slices)
       pool.forEach(sliceCount, callerBuffer: buffer) { slice, _ in
         slices.initialize(slice, to: FileListing(files[slice * sliceSize..<min(files.count, (slice + 1) * sliceSize)]))
       }
-      initialized = sliceCount
     }
     let listing = FileListing(joining: slices)
     self.init(files: files, unmatchedPatterns: unmatchedPatterns, digest: Self.digest(of: listing), listing: listing)

@@ -85,7 +85,7 @@ public final class FileHasher: Sendable {
     let cache = cache.entries
     // Each slice's records are written in place by the thread that looks it up: gathering
     // them afterwards would copy every one.
-    return Array(unsafeUninitializedCapacity: files.count) { records, initialized in
+    return Array(initializingInPlace: files.count) { records in
       let records = DisjointSlices(records)
       pool.forEach((files.count + sliceSize - 1) / sliceSize, callerBuffer: buffer) { slice, _ in
         let range = slice * sliceSize..<min(files.count, (slice + 1) * sliceSize)
@@ -93,7 +93,6 @@ public final class FileHasher: Sendable {
           for index in range { records.initialize(index, to: Self.recordKnown(files[index], cache: cache)) }
         }
       }
-      initialized = files.count
     }
   }
 
@@ -113,7 +112,7 @@ public final class FileHasher: Sendable {
   private func readAll(_ files: [FileSelection.File], buffer: UnsafeMutableRawBufferPointer) -> [ContentDigest.Reading]
   {
     let clock = clock
-    let all = [ContentDigest.Reading](unsafeUninitializedCapacity: files.count) { readings, initialized in
+    let all = [ContentDigest.Reading](initializingInPlace: files.count) { readings in
       let readings = DisjointSlices(readings)
       pool.forEach(files.count, callerBuffer: buffer) { index, buffer in
         let file = files[index]
@@ -121,7 +120,6 @@ public final class FileHasher: Sendable {
           file.path, followingLink: file.found.followsLink, startedAt: clock(), buffer: buffer)
         readings.initialize(index, to: reading)
       }
-      initialized = files.count
     }
     read.withLock { read in
       read.files += all.count { $0.kind == .file }

@@ -89,16 +89,23 @@ final class FileSetWalk: @unchecked Sendable {
   }
 
   /// The patterns `indices`, which start from `base`, matched from there: the base named
-  /// directly, so followed when it is a link.
+  /// directly, so followed when it is a link. One too long to be looked at (past PATH_MAX)
+  /// is recorded as a file that cannot be read, not as missing.
   private func start(at base: String, _ indices: [Int]) {
-    guard !LexicalPath.isWithin(base, privateFolder), let status = FileStatus.of(base, followingLink: true) else { return }
+    guard !LexicalPath.isWithin(base, privateFolder),
+      let status = FileStatus.of(base, followingLink: true) ?? (errno == ENAMETOOLONG ? .unknown : nil)
+    else { return }
     if status.isFolder {
       lock.withLock { folders.append((base, indices.map { ($0, patterns[$0].progressAtBase) })) }
       listFolders()
       lock.withLock {
-        let files = [FileSelection.File](unsafeUninitializedCapacity: listedCount) { files, count in
-          if let start = files.baseAddress { collect(base, into: start, count: &count) }
-        }
+        // Not for none: see ``Array/init(initializingInPlace:_:)``.
+        let files =
+          listedCount == 0
+          ? []
+          : [FileSelection.File](unsafeUninitializedCapacity: listedCount) { files, count in
+            if let start = files.baseAddress { collect(base, into: start, count: &count) }
+          }
         found.append(files)
         listed = [:]
         listedCount = 0
@@ -210,7 +217,9 @@ final class FileSetWalk: @unchecked Sendable {
           inside.append((path, stepsInside))
           found.folders.append((found.files.count, path))
         }
-      } else if !matched.isEmpty, let status = status() {
+      } else if !matched.isEmpty, let status = status() ?? (errno == ENOENT ? nil : .unknown) {
+        // One that cannot be looked at (a folder that can be listed but not searched) is
+        // recorded as a file that cannot be read; one gone since the listing is no file.
         let matches = Found(status: status, followsLink: false, patterns: matched)
         let recorded = recordedFolder.map { $0 == "." ? entry.name : $0 + "/" + entry.name } ?? path
         found.files.append(FileSelection.File(path: path, recordedPath: recorded, found: matches))
@@ -219,12 +228,12 @@ final class FileSetWalk: @unchecked Sendable {
     return (found, inside)
   }
 
-  /// A folder that cannot be listed, recorded as unreadable for the patterns that take it
-  /// whole, so that it counts as changed until it can be read: one that cannot even be
-  /// looked at (its path is longer than PATH_MAX) too.
+  /// A folder that cannot be listed, recorded as unreadable for the patterns that may match
+  /// something in it, so that it counts as changed until it can be read: one that cannot
+  /// even be looked at (its path is longer than PATH_MAX) too.
   private func unlistable(_ folder: String, _ steps: [Step]) -> Listed {
     var whole = PatternSet()
-    for (index, progress) in steps where progress.matchesEverything { whole.insert(index) }
+    for (index, progress) in steps where progress.isLive { whole.insert(index) }
     guard !whole.isEmpty else { return Listed() }
     // One that is gone is no file: an output folder not made yet is missing, not unreadable.
     guard var status = FileStatus.of(folder, followingLink: true) ?? (errno == ENAMETOOLONG ? .unknown : nil) else {

@@ -124,3 +124,20 @@ struct DisjointSlices<Element>: @unchecked Sendable {
 
   func initialize(_ index: Int, to element: Element) { (buffer.baseAddress! + index).initialize(to: element) }
 }
+
+extension Array {
+  /// An array of `count` elements that `body` initializes in place, every one of them (from
+  /// several threads, through ``DisjointSlices``). Empty without calling `body` when `count` is
+  /// 0: the standard library's in-place initializer then writes the count of the one empty
+  /// array all threads share, which two threads doing so at once makes a data race.
+  init(initializingInPlace count: Int, _ body: (UnsafeMutableBufferPointer<Element>) -> Void) {
+    guard count > 0 else {
+      self = []
+      return
+    }
+    self.init(unsafeUninitializedCapacity: count) { elements, initialized in
+      body(elements)
+      initialized = count
+    }
+  }
+}

@@ -13,19 +13,17 @@ struct WalkPattern {
   var leadsWalk: Bool
 
   /// `pattern` as written in a job whose folder is `folder`. A prefix that leads through a
-  /// link into `manifestFolder` from outside it (`/elsewhere/link-to-here/src`), or to that
-  /// folder or one above it (`here`, a link to `.`), is taken by where it leads: what lies under
-  /// the manifest's folder is then recorded relative to it, and `.oprun/` and the job's
-  /// outputs are told apart there as always. Any other link named directly keeps its name.
+  /// link to somewhere under `manifestFolder` (`here` for a link to `.`, `bl` for one to
+  /// `build`, `/elsewhere/link-to-here/src`), or to a folder above it, is taken by where it
+  /// leads: each file under the manifest's folder is recorded by one path however it was
+  /// named, so that `.oprun/` and the job's outputs are told apart as always. A link that
+  /// leads elsewhere keeps its name.
   init(_ pattern: PathPattern, from folder: String, manifestFolder: String, leadsWalk: Bool) {
     let (prefix, rest) = pattern.literalPrefix
     let start = pattern.isAbsolute ? "/" : folder
     var base = LexicalPath.resolve(prefix.joined(separator: "/"), from: start)
     let resolved = AbsolutePath.of(base)
-    if resolved != base,
-      LexicalPath.isWithin(manifestFolder, resolved)
-        || (LexicalPath.isWithin(resolved, manifestFolder) && !LexicalPath.isWithin(base, manifestFolder))
-    {
+    if resolved != base, LexicalPath.isWithin(resolved, manifestFolder) || LexicalPath.isWithin(manifestFolder, resolved) {
       base = resolved
     }
     self.base = base

@@ -104,7 +104,10 @@ extension RunDriver {
     let missing = snapshot.unmatchedPatterns.map { node.outputs[$0].body }
     if missing.isEmpty {
       let recorded = check.recordedFiles(outputs: snapshot, in: graph)
-      results[job] = node.outputs.isEmpty ? .ran(recorded: recorded.result) : .unchanged(recorded.result)
+      // Outputs that cannot all be read may have changed unseen: its dependents run, as
+      // after a job that declares none.
+      let unseen = node.outputs.isEmpty || snapshot.firstUnreadable != nil
+      results[job] = unseen ? .ran(recorded: recorded.result) : .unchanged(recorded.result)
       finishedFiles[job] = FinishedFiles(recorded: recorded, inputs: check.inputs.listing)
     } else {
       missingOutputs[job] = missing

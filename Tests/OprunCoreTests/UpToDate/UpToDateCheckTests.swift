@@ -231,6 +231,11 @@ import Testing
     let withNote = [file("app", "2"), file("note", "n")]
     check.inputs = snapshot(withNote)
     #expect(check.decision(in: graph) == .runs(.inputChanged(FileDifference(change: .added, path: "note", count: 1))))
+    // With no dependency to wait on after all, the edited input is the reason.
+    check.inputs = snapshot(edited)
+    check.dependencyResults = [.unchanged(snapshot(app).digest)]
+    #expect(check.decision(in: graph) == .runs(.inputChanged(FileDifference(change: .changed, path: "app", count: 1))))
+    check.dependencyResults = [.willRun(hasOutputs: true)]
     // Without the dry run's knowledge, the edited input is the reason.
     check.inputs = snapshot(edited)
     check.filesDependenciesMayRewrite = []
