@@ -126,22 +126,25 @@ import Testing
     #expect(extra.code == "output-added")
   }
 
-  @Test func aDependencyWhoseOutputsCameOutIdenticalLeavesItsDependentUpToDate() throws {
-    let graph = try graph()
+  /// `test`'s check against a record of its success on `app` and build's result then, with
+  /// its inputs now `inputs` and build's result in this run `result`.
+  private func testCheck(_ graph: JobGraph, inputs: [FileRecord]? = nil, build result: JobResult) -> UpToDateCheck {
     let test = graph.job(named: "test")!
-    let build = graph.job(named: "build")!
     let fingerprint = graph.fingerprints()[test]
     let log = [file("test.log", "9")]
     var record = JournalRecord(job: "test", outcome: .succeeded, fingerprint: fingerprint.value, parts: fingerprint.parts)
     record.files = RecordedFiles(
       inputs: snapshot(app).digest, outputs: log, result: snapshot(log).digest,
       dependencies: ["build": snapshot(app).digest])
-    func check(_ result: JobResult) -> RunDecision {
-      UpToDateCheck(
-        job: test, record: record, fingerprint: fingerprint, inputs: snapshot(app), outputs: snapshot(log),
-        recordedInputs: FileListing(app), dependencyResults: [result]
-      ).decision(in: graph)
-    }
+    return UpToDateCheck(
+      job: test, record: record, fingerprint: fingerprint, inputs: snapshot(inputs ?? app), outputs: snapshot(log),
+      recordedInputs: FileListing(app), dependencyResults: [result])
+  }
+
+  @Test func aDependencyWhoseOutputsCameOutIdenticalLeavesItsDependentUpToDate() throws {
+    let graph = try graph()
+    let build = graph.job(named: "build")!
+    func check(_ result: JobResult) -> RunDecision { testCheck(graph, build: result).decision(in: graph) }
     // build ran again and wrote the same bytes: early cutoff.
     #expect(check(.unchanged(snapshot(app).digest)) == .upToDate)
     #expect(check(.unchanged("other")) == .runs(.dependencyResultChanged(build, hasOutputs: true)))
@@ -212,19 +215,10 @@ import Testing
 
   @Test func underDryRunAnInputThatARunningDependencyMayWriteAgainWaitsOnWhatItWrites() throws {
     let graph = try graph()
-    let test = graph.job(named: "test")!
     let build = graph.job(named: "build")!
-    let fingerprint = graph.fingerprints()[test]
-    let log = [file("test.log", "9")]
-    var record = JournalRecord(job: "test", outcome: .succeeded, fingerprint: fingerprint.value, parts: fingerprint.parts)
-    record.files = RecordedFiles(
-      inputs: snapshot(app).digest, outputs: log, result: snapshot(log).digest,
-      dependencies: ["build": snapshot(app).digest])
     // `app` was edited by hand: build runs again (its output changed) and may write back what test recorded.
     let edited = [file("app", "2")]
-    var check = UpToDateCheck(
-      job: test, record: record, fingerprint: fingerprint, inputs: snapshot(edited), outputs: snapshot(log),
-      recordedInputs: FileListing(app), dependencyResults: [.willRun(hasOutputs: true)])
+    var check = testCheck(graph, inputs: edited, build: .willRun(hasOutputs: true))
     check.filesDependenciesMayRewrite = ["app"]
     #expect(check.decision(in: graph) == .runs(.dependencyMayChange(build)))
     // An input no dependency writes that changed makes it run whatever build writes.
