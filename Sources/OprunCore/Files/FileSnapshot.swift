@@ -92,9 +92,12 @@ public struct FileDifference: Equatable, Sendable {
         var first: FileDifference?
         var count = 0
         func note(_ change: Change, _ path: Range<Int>, in bytes: UnsafeBufferPointer<UInt8>) {
-          if let ignoring, ignoring(String(decoding: bytes[path], as: UTF8.self)) { return }
+          // One string per differing path at most, and only when it is asked about or named.
+          guard ignoring != nil || first == nil else { return count += 1 }
+          let text = String(decoding: bytes[path], as: UTF8.self)
+          if let ignoring, ignoring(text) { return }
           count += 1
-          if first == nil { first = FileDifference(change: change, path: String(decoding: bytes[path], as: UTF8.self), count: 0) }
+          if first == nil { first = FileDifference(change: change, path: text, count: 0) }
         }
         // `i` and `j` are where an entry starts in each, `j` being `starts[k]` (or the end).
         var (i, j, k) = (0, 0, 0)
