@@ -8,6 +8,10 @@ import OprunCore
 /// ``reportHandler`` only from its own event source (never from inside ``start(_:)`` or
 /// ``signal(_:_:)``).
 public protocol JobBackend: AnyObject {
+  /// What the backend can do beyond starting, signalling and reporting: the run asks it,
+  /// rather than telling backends apart.
+  var capabilities: BackendCapabilities { get }
+
   /// Where reports go; the driver sets it before it starts anything.
   var reportHandler: ((BackendReport) -> Void)? { get set }
 
@@ -134,6 +138,10 @@ public enum BackendReport: Sendable {
 /// `run-if`, cancelled while waiting) is ``withdraw(_:)``n; one cancelled while executing is
 /// signalled as on any backend. ``start(_:)`` is still used for completion commands, which
 /// run where oprun runs.
+extension SchedulingBackend {
+  public var capabilities: BackendCapabilities { .cluster }
+}
+
 public protocol SchedulingBackend: JobBackend {
   /// Submits every job of `plan`, in its order (every job after its dependencies); nothing
   /// is reported from inside. On failure, whatever was submitted is withdrawn again.
@@ -184,4 +192,25 @@ public enum JobSignal: Sendable, Equatable {
   /// Stopped with oprun (SIGSTOP), until continued.
   case stop
   case `continue`
+}
+
+/// What a backend can do, as it says itself.
+public struct BackendCapabilities: Sendable, Equatable {
+  /// The whole run is handed over before it begins (a cluster schedules it): jobs are
+  /// submitted up front and awaited, not started one at a time. Such a backend is a
+  /// ``SchedulingBackend``.
+  public var takesWholeRun: Bool
+  /// The jobs see this machine's files as oprun does, so files may decide whether a job
+  /// runs (SPEC §10) and its outputs may be looked at when it ends.
+  public var sharesFiles: Bool
+
+  public init(takesWholeRun: Bool, sharesFiles: Bool) {
+    self.takesWholeRun = takesWholeRun
+    self.sharesFiles = sharesFiles
+  }
+
+  /// Processes on this machine.
+  public static let thisMachine = BackendCapabilities(takesWholeRun: false, sharesFiles: true)
+  /// A cluster that schedules the whole run on nodes of its own.
+  public static let cluster = BackendCapabilities(takesWholeRun: true, sharesFiles: false)
 }

@@ -11,6 +11,7 @@ import OprunCore
 /// ``Watchdog``, started with the first process, ends every group the run created should
 /// oprun die before ``endRun(grace:)`` could.
 final class LocalBackend: JobBackend {
+  let capabilities = BackendCapabilities.thisMachine
   var reportHandler: ((BackendReport) -> Void)?
   /// Tells the user something about the run (`oprun: warning: …`).
   var onWarning: ((String) -> Void)?

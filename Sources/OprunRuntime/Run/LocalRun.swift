@@ -1,73 +1,25 @@
 import Glibc
 import OprunCore
 
-/// A run on this machine: manifest → graph → queues → processes → events → reporters.
+/// A run from the command line: manifest → plan → driver → events → reporters.
 public enum LocalRun {
   /// Runs `configuration` to the end and returns oprun's exit status; a run ended by a
   /// signal ends oprun by that signal instead, once everything is reported.
   public static func execute(_ configuration: RunConfiguration) -> Int32 {
-    let journals = JournalFolder(manifestPath: configuration.manifestPath)
-    // The journal is read while the manifest is loaded: they do not depend on each other.
-    // --force wins over --resume: every selected job runs.
-    let resume = configuration.resume && !configuration.force
-    let reading = resume ? journals.beginResumeReadingInBackground() : nil
-    var graph: JobGraph
-    switch loadGraph(configuration) {
-    case .success(let loaded): graph = loaded
+    let prepared: PreparedRun
+    switch RunPlan.prepare(configuration) {
+    case .success(let run): prepared = run
     case .failure(let message):
       writeAll(2, message)
       return ExitStatus.usage
     }
-    let tracked = configuration.backend == .local ? Set(graph.jobs.filter(\.tracksFiles).map(\.name)) : []
-    let hasher = tracked.isEmpty ? nil : FileHasher.forManifest(at: configuration.manifestPath)
-    if let hasher, !configuration.force, !resume { hasher.prefetchFirstChecks(of: graph) }
-    let fingerprints =
-      configuration.keepsJournal || resume || !tracked.isEmpty ? graph.fingerprints() : nil
-    var resumePlan: ResumePlan?
-    var warnings = graph.manifestWarningLines
-    var fileRecords: [String: JournalRecord] = [:]
-    if !tracked.isEmpty {
-      let recordWarnings: [String]
-      (fileRecords, recordWarnings) = journals.newestRecords(of: tracked)
-      warnings += recordWarnings
-    }
-    if let reading, let fingerprints {
-      let resumeWarnings: [String]
-      (resumePlan, resumeWarnings) = journals.resumePlan(
-        for: graph, fingerprints: fingerprints, reading: reading.wait())
-      warnings += resumeWarnings
-    }
-    let criticalPath =
-      configuration.schedule == .criticalPath
-      ? CriticalPath(graph: graph, durations: journals.pastDurations().durations(of: graph)) : nil
-    if configuration.dryRun {
-      for warning in warnings { writeAll(2, "oprun: warning: \(warning)\n") }
-      let plan = graph.plan(criticalPath: criticalPath)
-      let filePlan = hasher.map { hasher in
-        FilePlan(
-          graph: graph, fingerprints: fingerprints ?? graph.fingerprints(), force: configuration.force,
-          resumePlan: resumePlan, records: fileRecords, manifestPath: configuration.manifestPath, hasher: hasher)
-      }
-      writeAll(
-        1, PlanText.render(plan, of: graph, resumePlan: resumePlan, filePlan: filePlan, criticalPath: criticalPath))
+    let plan = prepared.plan
+    guard !configuration.dryRun else {
+      for warning in plan.warnings { writeAll(2, "oprun: warning: \(warning)\n") }
+      writeAll(1, plan.dryRunText(hasher: prepared.hasher, manifestPath: configuration.manifestPath))
       return ExitStatus.success
     }
-    if configuration.backend == .slurm {
-      if let problem = SlurmPreflight.problem() {
-        writeAll(2, "oprun: error: \(problem)\n")
-        return ExitStatus.usage
-      }
-      let fitWarnings: [String]
-      (graph, fitWarnings) = SlurmPreflight.fitting(graph)
-      warnings += fitWarnings
-    }
-    let descriptorWarning: String?
-    (graph, descriptorWarning) = DescriptorBudget.raised(toRun: graph).fitting(graph)
-    if let descriptorWarning { warnings.append(descriptorWarning) }
-    return RunSession(
-      graph: graph, configuration: configuration, fingerprints: fingerprints, resumePlan: resumePlan,
-      fileRecords: hasher == nil ? nil : fileRecords, hasher: hasher, criticalPath: criticalPath, warnings: warnings
-    ).run()
+    return RunSession(plan: plan, configuration: configuration, hasher: prepared.hasher).run()
   }
 
   /// The manifest's validated graph, with `-j` and the named targets applied, or the text

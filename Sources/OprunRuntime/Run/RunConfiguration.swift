@@ -49,3 +49,13 @@ public enum Backend: String, Sendable, CaseIterable {
   /// One `sbatch` submission per job on a Slurm cluster.
   case slurm
 }
+
+extension Backend {
+  /// What the backend of this kind can do, known before one is made.
+  public var capabilities: BackendCapabilities {
+    switch self {
+    case .local: .thisMachine
+    case .slurm: .cluster
+    }
+  }
+}

@@ -5,35 +5,20 @@ import OprunCore
 /// driver, the local backend on one event loop, signals trapped and turned into commands,
 /// and the ending reported and drained to a reader however slow.
 final class RunSession {
-  let graph: JobGraph
+  let plan: RunPlan
   let configuration: RunConfiguration
-  /// Every job's fingerprint, for the journal; nil without one.
-  let fingerprints: [JobFingerprint]?
-  /// `--resume`'s decision, and the warnings found on the way.
-  let resumePlan: ResumePlan?
-  /// The newest record of each job whose files decide whether it runs; nil when no job does.
-  let fileRecords: [String: JournalRecord]?
-  /// `--schedule critical-path`'s order among equals in priority; nil for FIFO.
-  let criticalPath: CriticalPath?
-  let warnings: [String]
   let loop = EventLoop()
   /// Hashes the files of jobs that declare inputs or outputs; its cache is saved at the end.
   private let hasher: FileHasher?
   /// This run's journal, while one is kept.
   private var journal: JournalWriter?
 
-  init(
-    graph: JobGraph, configuration: RunConfiguration, fingerprints: [JobFingerprint]?, resumePlan: ResumePlan?,
-    fileRecords: [String: JournalRecord]?, hasher: FileHasher?, criticalPath: CriticalPath?, warnings: [String]
-  ) {
-    self.fileRecords = fileRecords
-    self.hasher = hasher
-    self.graph = graph
+  var graph: JobGraph { plan.graph }
+
+  init(plan: RunPlan, configuration: RunConfiguration, hasher: FileHasher?) {
+    self.plan = plan
     self.configuration = configuration
-    self.fingerprints = fingerprints
-    self.resumePlan = resumePlan
-    self.criticalPath = criticalPath
-    self.warnings = warnings
+    self.hasher = hasher
   }
 
   func run() -> Int32 {
@@ -59,20 +44,17 @@ final class RunSession {
       loop: loop, framing: configuration.outputMode == .raw ? .terminalLines : .jobLines,
       environment: JobEnvironment(inherited: JobEnvironment.inherited()), grace: configuration.grace)
     let identity = RunIdentity.starting(id: RunID.make(), manifestPath: configuration.manifestPath)
-    let slurm = configuration.backend == .slurm ? slurmBackend(local: local, run: identity.id) : nil
+    let slurm = plan.backend == .slurm ? slurmBackend(local: local, run: identity.id) : nil
     let backend: any JobBackend = slurm ?? local
-    let driver = RunDriver(
-      graph: graph, failurePolicy: configuration.failurePolicy ?? graph.manifest.onFailure,
-      grace: configuration.grace, resumePlan: resumePlan, criticalPath: criticalPath,
-      fileTracking: fileTracking(), backend: backend, clock: loop)
+    let driver = RunDriver(plan: plan, fileTracking: fileTracking(), backend: backend, clock: loop)
     local.onWarning = { [unowned driver] in driver.warn($0) }
     slurm?.onWarning = { [unowned driver] in driver.warn($0) }
-    // The whole run goes to the cluster before it begins: a refusal ends it with nothing left queued.
-    if let slurm, case .failure(let failure) = slurm.submit(driver.plannedJobs()) {
-      LocalRun.writeAll(2, "oprun: error: --backend slurm: \(failure)\n")
+    // A backend that takes the whole run has it before it begins: a refusal ends it with nothing left queued.
+    if let failure = driver.handOverToBackend() {
+      LocalRun.writeAll(2, "oprun: error: --backend \(plan.backend.rawValue): \(failure)\n")
       return ExitStatus.usage
     }
-    var warnings = warnings
+    var warnings = plan.warnings
     // The journal observes first: a job is in it before any reporter shows it finished, so
     // that a run killed just after a job was seen to finish still has it.
     if let journalWarning = openJournal(of: identity, driver: driver) { warnings.append(journalWarning) }
@@ -98,7 +80,7 @@ final class RunSession {
     control?.stopListening()
     let status = driver.finish()
     hasher?.cache.save()
-    if let journal, let fileRecords { removeListingsNoLongerNamed(after: journal, records: fileRecords) }
+    if let journal, let fileRecords = plan.fileRecords { removeListingsNoLongerNamed(after: journal, records: fileRecords) }
     control?.finish()
     output.drain(alongWith: { control?.isDrained ?? true })
     control?.close()
@@ -141,7 +123,7 @@ final class RunSession {
 
   /// What lets files decide whether jobs run, when some job declares inputs or outputs.
   private func fileTracking() -> FileTracking? {
-    guard let fileRecords, let hasher else { return nil }
+    guard let fileRecords = plan.fileRecords, let hasher else { return nil }
     guard let delivery = try? FileSnapshotDelivery(hasher: hasher, loop: loop) else {
       // Without a way to hear from the hashing threads, every job runs, as without inputs.
       return nil
@@ -170,14 +152,14 @@ final class RunSession {
   /// Adds the journal's writer to `driver`'s observers; or, when it cannot be kept, the
   /// warning to give (the run goes on without one).
   private func openJournal(of identity: RunIdentity, driver: RunDriver) -> String? {
-    guard configuration.keepsJournal, let fingerprints else { return nil }
+    guard configuration.keepsJournal else { return nil }
     let folder = JournalFolder(manifestPath: configuration.manifestPath)
     switch folder.create(run: identity.id) {
     case .failure(let error):
       return "no journal of this run (\(error.message)); --resume will not know it"
     case .success(let (descriptor, file)):
       let writer = JournalWriter(
-        descriptor: descriptor, file: file, graph: graph, fingerprints: fingerprints, identity: identity,
+        descriptor: descriptor, file: file, graph: graph, fingerprints: plan.fingerprints, identity: identity,
         arguments: configuration.arguments, targets: configuration.targets, warn: { driver.warn($0) })
       journal = writer
       driver.addObserver(writer)

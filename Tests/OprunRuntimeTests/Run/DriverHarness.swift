@@ -23,9 +23,12 @@ final class DriverHarness {
       fatalError("test manifest: \(DiagnosticRenderer.render(errors.diagnostics, sources: [source]))")
     }
     backend = FakeBackend(clock: clock)
-    driver = RunDriver(
-      graph: graph, failurePolicy: failurePolicy ?? graph.manifest.onFailure, grace: grace,
-      fileTracking: fileTracking?(clock), backend: backend, clock: clock)
+    // As a plan is prepared: files decide only when some job declares them.
+    let tracking = graph.jobs.contains(where: \.tracksFiles) ? fileTracking?(clock) : nil
+    let plan = RunPlan(
+      graph: graph, failurePolicy: failurePolicy, grace: grace, fingerprints: graph.fingerprints(),
+      fileRecords: tracking?.records)
+    driver = RunDriver(plan: plan, fileTracking: tracking, backend: backend, clock: clock)
     events.graph = graph
     driver.addObserver(events)
   }

@@ -39,6 +39,7 @@ struct FakeCommand {
 /// continued. Stopping everything stops what runs, but those it is told to spare, and
 /// continuing everything continues only what stopping everything stopped.
 final class FakeBackend: JobBackend {
+  let capabilities = BackendCapabilities.thisMachine
   var reportHandler: ((BackendReport) -> Void)?
   let clock: ManualClock
   /// Scripts by command text; a command not listed succeeds after a second.

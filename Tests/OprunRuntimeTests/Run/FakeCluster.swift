@@ -94,15 +94,14 @@ final class ClusterHarness {
     self.graph = graph
     cluster = FakeCluster(clock: clock)
     driver = RunDriver(
-      graph: graph, failurePolicy: failurePolicy ?? graph.manifest.onFailure, grace: 5, backend: cluster,
-      clock: clock)
+      plan: RunPlan(graph: graph, failurePolicy: failurePolicy, backend: .slurm), backend: cluster, clock: clock)
     events.graph = graph
     driver.addObserver(events)
   }
 
   /// Submits the run, then begins it.
   func start() {
-    guard case .success = cluster.submit(driver.plannedJobs()) else { fatalError("refused") }
+    if let refusal = driver.handOverToBackend() { fatalError("refused: \(refusal)") }
     driver.start(run: "test-run")
   }
 

@@ -1,26 +1,24 @@
 import OprunCore
 
+/// Attempts on the backend: starting a launch's commands, hearing them exit, time limits.
+/// Their state is the ``AttemptTable`` part's.
 extension RunDriver {
   /// Starts every command of `launch` on the backend and tells the engine. A command that
   /// cannot start fails the attempt, the reason in the job's output and in its `finished`
   /// transition (no exit status is made up for it); it never stops the run. A job none of
   /// whose commands started finishes without executing. When the backend ran short of
   /// something the run's own commands give back as they end (descriptors, processes), the
-  /// launch keeps its slot and waits for one of them to end, then tries again.
+  /// launch keeps its slot and waits for one of them to end, then tries again. On a backend
+  /// that took the whole run, the launch is awaited instead.
   func start(_ launch: Launch) {
-    if scheduler != nil, launch.attempt == 1 {
+    if cluster != nil, launch.attempt == 1 {
       awaitLaunch(launch)
       return
     }
     let job = graph.jobs[launch.job]
-    let work = WorkKey(job: launch.job, purpose: .attempt(launch.attempt))
-    let order = WorkOrder(
-      work: work, commands: job.commands, environment: environment(of: job, attempt: launch.attempt),
-      workingDirectory: job.cwd ?? graph.manifestFolder, qos: job.qos, interactive: job.interactive,
-      timeout: job.timeout)
-    let results = backend.start(order)
-    if isRunningAnything, results.allSatisfy(\.mayPassLater) {
-      launchesWaitingForResources.append(launch)
+    let results = backend.start(workOrder(job, attempt: launch.attempt))
+    if attempts.isRunningAnything, results.allSatisfy(\.mayPassLater) {
+      attempts.wait(launch)
       return
     }
     var attempt = RunningAttempt(attempt: launch.attempt)
@@ -37,17 +35,23 @@ extension RunDriver {
     }
     if attempt.handles.isEmpty {
       report(failures, of: launch.job)
-      endingAttempt = (launch.job, attempt.termination)
-      engine.didNotStart(launch.job)
-      endingAttempt = nil
+      endWithoutStarting(launch.job, attempt.termination)
       return
     }
-    attempts[launch.job] = attempt
+    attempts.began(attempt, of: launch.job)
     if let timeout = job.timeout {
       scheduleTimeout(of: launch.job, attempt: launch.attempt, after: timeout)
     }
     engine.didStart(launch.job)
     report(failures, of: launch.job)
+  }
+
+  /// What the backend is asked to run for attempt `attempt` of `job`.
+  func workOrder(_ job: JobNode, attempt: Int) -> WorkOrder {
+    WorkOrder(
+      work: WorkKey(job: job.id, purpose: .attempt(attempt)), commands: job.commands,
+      environment: environment(of: job, attempt: attempt), workingDirectory: job.cwd ?? graph.manifestFolder,
+      qos: job.qos, interactive: job.interactive, timeout: job.timeout)
   }
 
   /// Each command that could not start, in the job's output.
@@ -57,14 +61,10 @@ extension RunDriver {
     }
   }
 
-  /// Some command or completion of the run is still running, and will give back what it holds.
-  private var isRunningAnything: Bool { !attempts.isEmpty || !completions.isEmpty }
-
   /// The launches that waited for resources, tried again now that something has ended (a
-  /// launch cancelled meanwhile finishes without starting).
-  func retryLaunchesWaitingForResources() {
-    let waiting = launchesWaitingForResources
-    launchesWaitingForResources = []
+  /// launch cancelled meanwhile finishes without starting). False when there was none to try.
+  func retryLaunchesWaitingForResources() -> Bool {
+    let waiting = attempts.launchesToRetry()
     for launch in waiting {
       if engine.isCancelled(launch.job) {
         engine.didNotStart(launch.job)
@@ -72,13 +72,18 @@ extension RunDriver {
         start(launch)
       }
     }
+    return !waiting.isEmpty
   }
 
   /// Sets the executing attempt's time limit to fall due `seconds` from now.
   func scheduleTimeout(of job: JobID, attempt number: Int, after seconds: Double) {
-    attempts[job]?.timeoutDeadline = clock.now() + seconds
-    attempts[job]?.timeoutTimer = clock.schedule(after: seconds) { [unowned self] in
+    let deadline = clock.now() + seconds
+    let timer = clock.schedule(after: seconds) { [unowned self] in
       apply(.timeout(job, attempt: number))
+    }
+    attempts.update(job) { attempt in
+      attempt.timeoutDeadline = deadline
+      attempt.timeoutTimer = timer
     }
   }
 
@@ -92,34 +97,37 @@ extension RunDriver {
     case .output(let work, let stream, let text):
       publish(.output(job: work.job, stream: stream, text: text))
     case .exited(let work, _, let termination):
-      mayRetryWaitingLaunches = !launchesWaitingForResources.isEmpty
+      attempts.noteSomethingEnded()
       switch work.purpose {
       case .attempt(let number):
-        commandExited(work.job, attempt: number, termination)
+        guard let ended = attempts.commandExited(work.job, attempt: number, termination) else { return }
+        endAttempt(ended, of: work.job)
       case .completion:
-        completions[work.job] = nil
+        attempts.completionExited(work.job)
         publish(.completion(job: work.job, termination: termination))
       }
     }
   }
 
-  /// The first command that does not succeed decides how the attempt ended.
-  private func commandExited(_ job: JobID, attempt number: Int, _ termination: Termination) {
-    guard let index = attempts.index(forKey: job), attempts.values[index].attempt == number else { return }
-    attempts.values[index].remaining -= 1
-    if attempts.values[index].termination.isSuccess && !termination.isSuccess {
-      attempts.values[index].termination = termination
-    }
-    if attempts.values[index].remaining == 0 { endAttempt(of: job) }
-  }
-
-  /// Every command of the attempt has exited: the engine decides the outcome (and a retry).
-  private func endAttempt(of job: JobID) {
-    guard let attempt = attempts.removeValue(forKey: job) else { return }
+  /// Every command of the attempt has exited: the engine decides the outcome (and a retry),
+  /// once the outputs are looked at when files decide.
+  private func endAttempt(_ attempt: RunningAttempt, of job: JobID) {
     if let timer = attempt.timeoutTimer { clock.cancelTimer(timer) }
     if awaitsOutputs(of: job, attempt: attempt.attempt, termination: attempt.termination) { return }
-    endingAttempt = (job, attempt.termination)
-    engine.didFinish(job, succeeded: attempt.termination.isSuccess)
+    finishAttempt(of: job, attempt.termination, succeeded: attempt.termination.isSuccess)
+  }
+
+  /// Tells the engine the job's attempt ended as `termination`; its transitions carry it.
+  func finishAttempt(of job: JobID, _ termination: Termination, succeeded: Bool) {
+    endingAttempt = (job, termination)
+    engine.didFinish(job, succeeded: succeeded)
+    endingAttempt = nil
+  }
+
+  /// Tells the engine the job finishes without having executed, its transition carrying `termination`.
+  func endWithoutStarting(_ job: JobID, _ termination: Termination) {
+    endingAttempt = (job, termination)
+    engine.didNotStart(job)
     endingAttempt = nil
   }
 

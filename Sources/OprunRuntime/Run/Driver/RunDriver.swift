@@ -19,8 +19,6 @@ public final class RunDriver {
   public let graph: JobGraph
   let engine: QueueEngine
   let backend: any JobBackend
-  /// The backend, when it is handed the whole run up front (a cluster); see `RunDriver+Scheduling`.
-  let scheduler: (any SchedulingBackend)?
   let clock: any RunClock
   let bus = EventBus()
   /// Seconds between the signal that cancels an executing attempt and the kill.
@@ -28,78 +26,53 @@ public final class RunDriver {
   /// The clock's reading when the run began: events are stamped with seconds since then.
   let startTime: Double
 
-  /// Attempts whose commands have started and not all exited, by job.
-  var attempts: [JobID: RunningAttempt] = [:]
-  /// Completion commands that have started and not exited, by job.
-  var completions: [JobID: CommandHandle] = [:]
-  /// On a scheduling backend: launched jobs, by their attempt, that the backend has not yet
-  /// seen begin or end.
-  var awaited: [JobID: Int] = [:]
-  /// On a scheduling backend: what it reported about jobs the engine had not launched yet, in order.
-  var reportsBeforeLaunch: [JobID: [BackendReport]] = [:]
-  /// Launches whose start ran short of resources, each holding its slot until something
-  /// of the run ends and they are tried again.
-  var launchesWaitingForResources: [Launch] = []
-  /// Something of the run ended since the waiting launches were last tried.
-  var mayRetryWaitingLaunches = false
+  // The parts, each owning its state and saying its invariant.
+  /// Where the run is in its life and how it ends.
+  var lifecycle = RunLifecycle()
+  /// What the run has running on the backend, by job.
+  var attempts: AttemptTable
+  /// On a backend handed the whole run up front: what it has not yet been seen to begin.
+  var cluster: ClusterWaiting?
+  /// When files decide whether jobs run (SPEC §10): each job's files, from look to record.
+  var files: FileTracker?
+
   /// Set while the engine hears how an attempt ended: the termination its transition carries.
   var endingAttempt: (job: JobID, termination: Termination)?
-  /// The signal the run ends by, from the first ``RunCommand/cancelRun(reason:endingSignal:)``.
-  public internal(set) var endingSignal: Int32?
-  /// A second cancelling command killed everything: no completion starts any more.
-  var killedEverything = false
-  /// Which run this is; set when it begins.
-  public internal(set) var identity: RunIdentity?
-  /// `run-finished` has been announced: nothing more is published, control requests are refused.
-  var hasAnnouncedEnd = false
-  /// Every job's id by its name, for control requests; built at the first one.
-  lazy var jobsByName: [String: JobID] = Dictionary(
-    graph.jobs.map { ($0.name, $0.id) }, uniquingKeysWith: { first, _ in first })
   /// What each name a control request may give means: a matrix job's plain name is its instances.
   lazy var jobNames = JobNameIndex(graph)
-
-  /// Set when files decide whether jobs that declare inputs or outputs run (SPEC §10).
-  let fileTracking: FileTracking?
-  /// Each job's fingerprint, for its files' record and for its dependents' (SPEC §9, §10).
-  lazy var fingerprints = graph.fingerprints()
-  /// What each finished job means to its dependents, by job.
-  lazy var results = [JobResult?](repeating: nil, count: graph.jobs.count)
-  /// Jobs whose files are being looked at or will be recorded, by job.
-  var fileChecks: [JobID: FileCheckInProgress] = [:]
-  /// What the finished transition of a job about to finish carries of its files.
-  var finishedFiles: [JobID: FinishedFiles] = [:]
-  /// The outputs a job's attempt left missing, for its finished transition.
-  var missingOutputs: [JobID: [String]] = [:]
 
   /// Steps not yet taken, in order, from `nextStep` on.
   private var steps: [Step] = []
   private var nextStep = 0
   private var isTakingSteps = false
 
-  /// A run of `graph` on `backend`, timed by `clock`; `failurePolicy` is `on-failure` as
-  /// the manifest or the command line set it; `resumePlan` is `--resume`'s decision;
-  /// `criticalPath` orders equals in priority under `--schedule critical-path` (nil: FIFO);
-  /// `fileTracking` lets files decide whether a job that declares inputs or outputs runs
-  /// (not on a scheduling backend, which is handed every job up front).
-  public init(
-    graph: JobGraph, failurePolicy: FailurePolicy, grace: Double, resumePlan: ResumePlan? = nil,
-    criticalPath: CriticalPath? = nil, fileTracking: FileTracking? = nil, backend: any JobBackend,
-    clock: any RunClock
-  ) {
+  /// A run of `plan` on `backend`, timed by `clock`; `fileTracking` is how files are looked
+  /// at, used when the plan says files decide.
+  public init(plan: RunPlan, fileTracking: FileTracking? = nil, backend: any JobBackend, clock: any RunClock) {
+    let graph = plan.graph
     self.graph = graph
     self.backend = backend
-    scheduler = backend as? any SchedulingBackend
-    self.fileTracking = scheduler == nil && graph.jobs.contains(where: \.tracksFiles) ? fileTracking : nil
     self.clock = clock
-    self.grace = grace
+    grace = plan.grace
     let startTime = clock.now()
     self.startTime = startTime
+    attempts = AttemptTable(jobs: graph.jobs.count)
+    cluster = ClusterWaiting(backend: backend, jobs: graph.jobs.count)
+    if let fileTracking, plan.tracksFiles {
+      let fingerprints = plan.fingerprints.count == graph.jobs.count ? plan.fingerprints : graph.fingerprints()
+      files = FileTracker(tracking: fileTracking, fingerprints: fingerprints)
+    }
     engine = QueueEngine(
-      graph: graph, failurePolicy: failurePolicy, resumePlan: resumePlan, criticalPath: criticalPath,
-      checkingFiles: self.fileTracking != nil, clock: { clock.now() - startTime })
+      graph: graph, failurePolicy: plan.failurePolicy, resumePlan: plan.resumePlan, criticalPath: plan.criticalPath,
+      checkingFiles: files != nil, clock: { clock.now() - startTime })
     engine.addObserver(EngineListener(driver: self))
     backend.reportHandler = { [unowned self] report in self.report(report) }
   }
+
+  /// Which run this is, once it has begun.
+  public var identity: RunIdentity? { lifecycle.identity }
+  /// The signal the run ends by, from the first ``RunCommand/cancelRun(reason:endingSignal:)``.
+  public var endingSignal: Int32? { lifecycle.endingSignal }
 
   /// Delivers every event of the run to `observer`, after the observers added before it.
   public func addObserver(_ observer: any RunObserver) {
@@ -134,7 +107,7 @@ public final class RunDriver {
   }
 
   /// Every job has finished, and every command and completion of the run has exited.
-  public var isFinished: Bool { engine.isDrained && attempts.isEmpty && completions.isEmpty }
+  public var isFinished: Bool { engine.isDrained && !attempts.isRunningAnything }
 
   /// Ends the run once it ``isFinished``: what the jobs left running is ended, the last
   /// event is delivered, and the exit status returned (128 + the signal the run ends by,
@@ -143,7 +116,7 @@ public final class RunDriver {
     backend.endRun(grace: grace)
     let status = endingSignal.map(ExitStatus.signalled) ?? engine.exitStatus()
     take(.announce(.runFinished(exitCode: status, counts: engine.counts)))
-    hasAnnouncedEnd = true
+    lifecycle.announceEnd()
     return status
   }
 
@@ -171,11 +144,7 @@ public final class RunDriver {
       }
       steps.removeAll(keepingCapacity: true)
       nextStep = 0
-      if mayRetryWaitingLaunches {
-        mayRetryWaitingLaunches = false
-        retryLaunchesWaitingForResources()
-        continue
-      }
+      if retryLaunchesWaitingForResources() { continue }
       if let job = engine.nextCheck() {
         checkFiles(of: job)
         continue
@@ -193,7 +162,7 @@ public final class RunDriver {
   private func perform(_ step: Step) {
     switch step {
     case .begin(let run, let control, let warnings):
-      identity = run
+      lifecycle.begin(run)
       publish(.runStarted(queues: graph.queues, jobs: graph.jobs.count, run: run.id, control: control))
       for warning in warnings { publish(.warning(warning)) }
       engine.start()
@@ -221,13 +190,13 @@ public final class RunDriver {
     case .cancelRun(let reason, let signal):
       cancelRun(reason: reason, endingSignal: signal)
     case .outputClosed:
-      if endingSignal == nil { cancelRun(reason: .terminate, endingSignal: SIGPIPE) }
+      if lifecycle.endingSignal == nil { cancelRun(reason: .terminate, endingSignal: SIGPIPE) }
     case .toggleSuspension:
       let suspend = !graph.queues.indices.allSatisfy(engine.isSuspended)
       for queue in graph.queues.indices { engine.setSuspended(queue, suspend) }
     case .stopJobs:
       // A job the user paused stays out of it: continuing everything must not continue it.
-      backend.signalEverything(.stop, sparing: pausedHandles)
+      backend.signalEverything(.stop, sparing: attempts.pausedHandles)
     case .continueJobs:
       backend.signalEverything(.continue)
     case .timeout(let job, let attempt):
@@ -239,7 +208,7 @@ public final class RunDriver {
       control(request, reply: reply)
     case .controlRefused(let peerUID, let peerPID):
       // Only between run-started and run-finished, which stay the first and last events.
-      if identity != nil, !hasAnnouncedEnd { publish(.controlRefused(peerUID: peerUID, peerPID: peerPID)) }
+      if lifecycle.isInProgress { publish(.controlRefused(peerUID: peerUID, peerPID: peerPID)) }
     }
   }
 
@@ -250,9 +219,9 @@ public final class RunDriver {
       bus.deliver(event)
       if case .cancelled(let job, let reason) = event.kind, attempts[job] != nil {
         take(.signalCancelled(job, reason, attempt: engine.attempt(of: job)))
-      } else if case .cancelled(let job, _) = event.kind, awaited[job] != nil {
+      } else if case .cancelled(let job, _) = event.kind, cluster?.awaitedAttempt(of: job) != nil {
         take(.withdraw(job))
-      } else if case .queueState(let queue, let state) = event.kind, scheduler != nil {
+      } else if case .queueState(let queue, let state) = event.kind, cluster != nil {
         take(.holdOrRelease(queue, state))
       }
       return
@@ -262,17 +231,10 @@ public final class RunDriver {
     } else if transition.to != .executing, let ending = endingAttempt, ending.job == transition.job {
       transition.termination = ending.termination
     }
-    if transition.to == .finished {
-      if transition.outcome == .succeeded { transition.files = finishedFiles[transition.job] }
-      transition.missingOutputs = missingOutputs.removeValue(forKey: transition.job) ?? []
-      finishedFiles[transition.job] = nil
-      noteResult(of: transition)
-    } else if transition.from == .executing, transition.to == .ready {
-      transition.missingOutputs = missingOutputs.removeValue(forKey: transition.job) ?? []
-    }
+    files?.annotate(&transition)
     bus.deliver(RunEvent(time: event.time, .transition(transition)))
-    // A job finished without running may still be queued where a scheduling backend put it.
-    if scheduler != nil, transition.to == .finished, transition.from == .ready, !transition.resumed {
+    // A job finished without running may still be queued where a cluster put it.
+    if cluster != nil, transition.to == .finished, transition.from == .ready, !transition.resumed {
       take(.withdraw(transition.job))
     }
     // A resumed or up-to-date job ran nothing: it has nothing to complete.
@@ -299,30 +261,6 @@ public final class RunDriver {
     case holdOrRelease(QueueID, QueueState)
     /// The checker looked at a job's files.
     case files(JobID, FilesSeen)
-  }
-}
-
-/// The commands of one executing attempt.
-struct RunningAttempt {
-  /// 1-based.
-  var attempt: Int
-  /// One per command that started, in the order of `commands`.
-  var handles: [CommandHandle] = []
-  /// Started commands that have not exited yet.
-  var remaining = 0
-  /// The first command that did not succeed decides; `.exited(0)` while all did.
-  var termination: Termination = .exited(0)
-  var timeoutTimer: TimerID?
-  /// When the time limit falls due, on the clock, while its timer is set.
-  var timeoutDeadline: Double?
-  /// The signals sent for cancellations, each once; the first one set the kill's time.
-  var signalsSent: [JobSignal] = []
-  /// Set while the attempt is paused (`oprun ctl pause`); its timer is not set meanwhile.
-  var pause: Pause?
-
-  struct Pause {
-    /// Seconds the time limit had left when the attempt was paused; nil without a limit.
-    var timeLeft: Double?
   }
 }
 

@@ -7,8 +7,8 @@ extension RunDriver {
   /// refused request changes nothing. Before `run-started` and after `run-finished`
   /// nothing is published: a request then is only answered, refused.
   func control(_ request: ControlRequest, reply: ControlReply) {
-    guard let identity, !hasAnnouncedEnd else {
-      reply.send(.refused(hasAnnouncedEnd ? "the run has finished" : "the run has not started yet"))
+    guard lifecycle.isInProgress, let identity = lifecycle.identity else {
+      reply.send(.refused(lifecycle.hasAnnouncedEnd ? "the run has finished" : "the run has not started yet"))
       return
     }
     let checked = action(for: request)

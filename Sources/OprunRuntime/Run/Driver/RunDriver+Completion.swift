@@ -5,7 +5,7 @@ extension RunDriver {
   /// completion block does), whatever the outcome; after everything was killed, none runs.
   func startCompletion(after transition: Transition) {
     let job = graph.jobs[transition.job]
-    guard let command = job.completion, !killedEverything else { return }
+    guard let command = job.completion, !lifecycle.killedEverything else { return }
     let status = transition.outcome ?? .cancelled
     let exitCode = transition.termination?.shellStatus.map(String.init) ?? ""
     let variables = [
@@ -17,7 +17,7 @@ extension RunDriver {
       workingDirectory: job.cwd ?? graph.manifestFolder, qos: job.qos, interactive: false, timeout: nil)
     switch backend.start(order).first {
     case .success(let handle):
-      completions[job.id] = handle
+      attempts.completionStarted(job.id, handle)
       publish(.completionStarted(job: job.id, pid: handle.id))
     case .failure(let failure):
       publish(.output(job: job.id, stream: .stderr, text: Array("oprun: completion: \(failure)\n".utf8)))

@@ -5,19 +5,16 @@ extension RunDriver {
   /// The first cancelling command cancels every queue and sets the signal the run ends by;
   /// a second one kills everything.
   func cancelRun(reason: CancelReason, endingSignal signal: Int32) {
-    guard endingSignal == nil else {
-      killEverything()
-      return
+    switch lifecycle.cancel(endingSignal: signal) {
+    case .cancelQueues: engine.cancelAll(reason: reason)
+    case .killEverything: killEverything()
     }
-    endingSignal = signal
-    engine.cancelAll(reason: reason)
   }
 
   /// Everything the run has running dies now, completions included, and no completion
   /// starts any more. Every queue is resumed (again), so that the cancelled jobs left in
   /// them drain and the run ends.
-  func killEverything() {
-    killedEverything = true
+  private func killEverything() {
     backend.signalEverything(.kill)
     for queue in graph.queues.indices { engine.setSuspended(queue, false) }
   }
@@ -32,15 +29,13 @@ extension RunDriver {
   func signalCancelled(_ job: JobID, reason: CancelReason, attempt number: Int) {
     guard attempts[job]?.attempt == number else { return }
     continuePaused(job)
-    guard let index = attempts.index(forKey: job) else { return }
+    guard let attempt = attempts[job] else { return }
     let signal: JobSignal = reason == .interrupt ? .interrupt : .terminate
-    let sent = attempts.values[index].signalsSent
-    guard !sent.contains(signal) else { return }
-    attempts.values[index].signalsSent.append(signal)
-    let handles = attempts.values[index].handles
-    for handle in handles { backend.signal(handle, signal) }
-    if sent.isEmpty {
-      clock.schedule(after: grace) { [unowned self] in apply(.graceOver(handles)) }
+    guard !attempt.signalsSent.contains(signal) else { return }
+    attempts.update(job) { $0.signalsSent.append(signal) }
+    for handle in attempt.handles { backend.signal(handle, signal) }
+    if attempt.signalsSent.isEmpty {
+      clock.schedule(after: grace) { [unowned self] in apply(.graceOver(attempt.handles)) }
     }
   }
 }

@@ -6,16 +6,10 @@ import OprunCore
 extension RunDriver {
   /// Stops every command of the executing, unpaused `job`.
   func pause(_ job: JobID) {
-    guard var attempt = attempts[job], attempt.pause == nil else { return }
-    var timeLeft: Double?
-    if let timer = attempt.timeoutTimer, let deadline = attempt.timeoutDeadline {
-      clock.cancelTimer(timer)
-      timeLeft = max(0, deadline - clock.now())
-    }
-    attempt.timeoutTimer = nil
-    attempt.timeoutDeadline = nil
-    attempt.pause = RunningAttempt.Pause(timeLeft: timeLeft)
-    attempts[job] = attempt
+    guard let attempt = attempts[job], attempt.pause == nil else { return }
+    var timer: TimerID?
+    attempts.update(job) { timer = $0.pause(at: clock.now()) }
+    if let timer { clock.cancelTimer(timer) }
     publish(.paused(job: job))
     for handle in attempt.handles { backend.signal(handle, .stop) }
   }
@@ -23,15 +17,9 @@ extension RunDriver {
   /// Continues every command of the paused `job`, and its time limit with the time it had left.
   func continuePaused(_ job: JobID) {
     guard let attempt = attempts[job], let pause = attempt.pause else { return }
-    attempts[job]?.pause = nil
+    attempts.update(job) { $0.pause = nil }
     if let timeLeft = pause.timeLeft { scheduleTimeout(of: job, attempt: attempt.attempt, after: timeLeft) }
     publish(.continued(job: job))
     for handle in attempt.handles { backend.signal(handle, .continue) }
-  }
-
-  /// The commands of every paused job: what stopping everything (Ctrl-Z) leaves alone, so
-  /// that continuing everything (`fg`) does not continue a job the user paused.
-  var pausedHandles: [CommandHandle] {
-    attempts.values.filter { $0.pause != nil }.flatMap(\.handles)
   }
 }

@@ -1,0 +1,130 @@
+import OprunCore
+
+/// What a run has running, by job: the attempts and completion commands the driver started
+/// on a backend and has not yet seen end, and the launches waiting for resources.
+///
+/// Invariants: `running[job]` is set exactly while some command of the job's current attempt
+/// has started and not exited (its `remaining` is above 0); `runningCount` counts the set
+/// entries and `completionCount` the set `completions`. Every lookup and update is O(1) and in
+/// place: nothing here is copied per event, so a job costs the same in a run of any size.
+struct AttemptTable {
+  private var running: [RunningAttempt?]
+  private(set) var runningCount = 0
+  /// Completion commands that have started and not exited, by job.
+  private var completions: [CommandHandle?]
+  private(set) var completionCount = 0
+  /// Launches whose start ran short of something the run's own commands give back as they
+  /// end (descriptors, processes), in order; each holds its slot meanwhile.
+  private var waitingForResources: [Launch] = []
+  /// Something of the run ended since the waiting launches were last tried.
+  private var somethingEnded = false
+
+  init(jobs: Int) {
+    running = Array(repeating: nil, count: jobs)
+    completions = Array(repeating: nil, count: jobs)
+  }
+
+  /// The job's executing attempt.
+  subscript(job: JobID) -> RunningAttempt? { running[job] }
+
+  /// Some command or completion of the run is running, and will give back what it holds.
+  var isRunningAnything: Bool { runningCount > 0 || completionCount > 0 }
+
+  mutating func began(_ attempt: RunningAttempt, of job: JobID) {
+    precondition(attempt.remaining > 0, "an attempt is running only while a command of it is")
+    if running[job] == nil { runningCount += 1 }
+    running[job] = attempt
+  }
+
+  /// Changes the job's executing attempt in place; nothing when it has none.
+  mutating func update(_ job: JobID, _ change: (inout RunningAttempt) -> Void) {
+    guard running[job] != nil else { return }
+    change(&running[job]!)
+  }
+
+  /// One command of `job`'s attempt `number` exited. The first command that does not succeed
+  /// decides how the attempt ended; once its last command has exited, the attempt is
+  /// removed and returned.
+  mutating func commandExited(_ job: JobID, attempt number: Int, _ termination: Termination) -> RunningAttempt? {
+    guard running[job]?.attempt == number else { return nil }
+    running[job]!.remaining -= 1
+    if running[job]!.termination.isSuccess && !termination.isSuccess { running[job]!.termination = termination }
+    guard running[job]!.remaining == 0 else { return nil }
+    defer {
+      running[job] = nil
+      runningCount -= 1
+    }
+    return running[job]
+  }
+
+  mutating func completionStarted(_ job: JobID, _ handle: CommandHandle) {
+    if completions[job] == nil { completionCount += 1 }
+    completions[job] = handle
+  }
+
+  mutating func completionExited(_ job: JobID) {
+    guard completions[job] != nil else { return }
+    completions[job] = nil
+    completionCount -= 1
+  }
+
+  /// A command or completion of the run exited: what it held is given back.
+  mutating func noteSomethingEnded() {
+    somethingEnded = !waitingForResources.isEmpty
+  }
+
+  /// `launch` waits, holding its slot, until something of the run ends.
+  mutating func wait(_ launch: Launch) {
+    waitingForResources.append(launch)
+  }
+
+  /// The launches to try again now that something of the run ended since they waited; none
+  /// while nothing has.
+  mutating func launchesToRetry() -> [Launch] {
+    guard somethingEnded else { return [] }
+    somethingEnded = false
+    defer { waitingForResources = [] }
+    return waitingForResources
+  }
+
+  /// The commands of every paused attempt: what stopping everything (Ctrl-Z) leaves alone, so
+  /// that continuing everything (`fg`) does not continue a job the user paused.
+  var pausedHandles: [CommandHandle] {
+    running.lazy.compactMap { $0 }.filter { $0.pause != nil }.flatMap(\.handles)
+  }
+}
+
+/// The commands of one executing attempt.
+struct RunningAttempt {
+  /// 1-based.
+  var attempt: Int
+  /// One per command that started, in the order of `commands`.
+  var handles: [CommandHandle] = []
+  /// Started commands that have not exited yet.
+  var remaining = 0
+  /// The first command that did not succeed decides; `.exited(0)` while all did.
+  var termination: Termination = .exited(0)
+  var timeoutTimer: TimerID?
+  /// When the time limit falls due, on the clock, while its timer is set.
+  var timeoutDeadline: Double?
+  /// The signals sent for cancellations, each once; the first one set the kill's time.
+  var signalsSent: [JobSignal] = []
+  /// Set while the attempt is paused (`oprun ctl pause`); its timer is not set meanwhile.
+  var pause: Pause?
+
+  struct Pause {
+    /// Seconds the time limit had left when the attempt was paused; nil without a limit.
+    var timeLeft: Double?
+  }
+
+  /// Pauses the attempt at `now`: its time limit stops, what it had left kept. Returns the
+  /// timer to cancel, if one was set.
+  mutating func pause(at now: Double) -> TimerID? {
+    let timer = timeoutTimer
+    let timeLeft = timeoutDeadline.map { max(0, $0 - now) }
+    timeoutTimer = nil
+    timeoutDeadline = nil
+    pause = Pause(timeLeft: timeLeft)
+    return timer
+  }
+}

@@ -1,0 +1,88 @@
+import OprunCore
+
+/// A plan and what was opened to make it: the hasher of the manifest's files, when files
+/// decide whether some job runs (its cache is saved when the run ends).
+struct PreparedRun {
+  var plan: RunPlan
+  var hasher: FileHasher?
+}
+
+extension RunPlan {
+  /// The plan of the run `configuration` asks for — the one place a run is set up — or the
+  /// text of every problem (exit status 2). A real run (not `-n`) also fits the graph to its
+  /// backend and to the descriptors the process may open.
+  static func prepare(_ configuration: RunConfiguration) -> Result<PreparedRun, LocalRun.Message> {
+    let journals = JournalFolder(manifestPath: configuration.manifestPath)
+    // --force wins over --resume: every selected job runs. The journal is read while the
+    // manifest is loaded: they do not depend on each other.
+    let resume = configuration.resume && !configuration.force
+    let reading = resume ? journals.beginResumeReadingInBackground() : nil
+    var graph: JobGraph
+    switch LocalRun.loadGraph(configuration) {
+    case .success(let loaded): graph = loaded
+    case .failure(let message): return .failure(message)
+    }
+    var warnings = graph.manifestWarningLines
+    if !configuration.dryRun {
+      switch fitted(graph, to: configuration.backend) {
+      case .success(let (fitted, fitWarnings)):
+        graph = fitted
+        warnings += fitWarnings
+      case .failure(let message): return .failure(message)
+      }
+    }
+    // Decided once, here: files decide only on a backend that shares this machine's files.
+    let tracked =
+      configuration.backend.capabilities.sharesFiles ? Set(graph.jobs.filter(\.tracksFiles).map(\.name)) : []
+    let hasher = tracked.isEmpty ? nil : FileHasher.forManifest(at: configuration.manifestPath)
+    if let hasher, !configuration.force, !resume { hasher.prefetchFirstChecks(of: graph) }
+    let needsFingerprints = configuration.keepsJournal || resume || !tracked.isEmpty
+    var plan = RunPlan(
+      graph: graph, failurePolicy: configuration.failurePolicy, grace: configuration.grace,
+      backend: configuration.backend, fingerprints: needsFingerprints ? graph.fingerprints() : [],
+      force: configuration.force)
+    if !tracked.isEmpty {
+      let (records, recordWarnings) = journals.newestRecords(of: tracked)
+      plan.fileRecords = records
+      warnings += recordWarnings
+    }
+    if let reading {
+      let (resumePlan, resumeWarnings) = journals.resumePlan(
+        for: graph, fingerprints: plan.fingerprints, reading: reading.wait())
+      plan.resumePlan = resumePlan
+      warnings += resumeWarnings
+    }
+    if configuration.schedule == .criticalPath {
+      plan.criticalPath = CriticalPath(graph: graph, durations: journals.pastDurations().durations(of: graph))
+    }
+    plan.warnings = warnings
+    return .success(PreparedRun(plan: plan, hasher: hasher))
+  }
+
+  /// `graph` as `backend` can run it — a cluster checked and without what it cannot do — and
+  /// within the descriptors this process may open (the limit raised first).
+  private static func fitted(_ graph: JobGraph, to backend: Backend) -> Result<(JobGraph, [String]), LocalRun.Message>
+  {
+    var graph = graph
+    var warnings: [String] = []
+    if backend == .slurm {
+      if let problem = SlurmPreflight.problem() { return .failure(LocalRun.Message("oprun: error: \(problem)\n")) }
+      (graph, warnings) = SlurmPreflight.fitting(graph)
+    }
+    let descriptorWarning: String?
+    (graph, descriptorWarning) = DescriptorBudget.raised(toRun: graph).fitting(graph)
+    if let descriptorWarning { warnings.append(descriptorWarning) }
+    return .success((graph, warnings))
+  }
+
+  /// `-n`: the order a serial run would start the jobs, and why each runs or not.
+  func dryRunText(hasher: FileHasher?, manifestPath: String) -> String {
+    let order = graph.plan(criticalPath: criticalPath)
+    let filePlan = hasher.map { hasher in
+      FilePlan(
+        graph: graph, fingerprints: fingerprints.isEmpty ? graph.fingerprints() : fingerprints, force: force,
+        resumePlan: resumePlan, records: fileRecords ?? [:], manifestPath: manifestPath, hasher: hasher)
+    }
+    return PlanText.render(order, of: graph, resumePlan: resumePlan, filePlan: filePlan, criticalPath: criticalPath)
+  }
+}
