@@ -22,8 +22,8 @@ struct Oprun: ParsableCommand {
       options of a run, and man oprun(1).
       """,
     version: oprunVersion,
-    subcommands: [RunCommand.self, Check.self, Graph.self, Report.self, Ctl.self, Log.self],
-    defaultSubcommand: RunCommand.self
+    subcommands: [Run.self, Check.self, Graph.self, Report.self, Ctl.self, Log.self],
+    defaultSubcommand: Run.self
   )
 
   /// Parses, runs, and maps ArgumentParser's usage errors to oprun's usage status (2).
@@ -38,7 +38,7 @@ struct Oprun: ParsableCommand {
       return
     }
     if isPlainHelpRequest(arguments) {
-      print(RunCommand.helpMessage() + "\n" + commandsHelp)
+      print(Run.helpMessage() + "\n" + commandsHelp)
       return
     }
     if let script = completionScriptRequest(arguments) {

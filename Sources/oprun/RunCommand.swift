@@ -3,7 +3,7 @@ import OprunCore
 import OprunRuntime
 
 /// `oprun [options] [MANIFEST] [JOB...]`: run a manifest's jobs.
-struct RunCommand: ParsableCommand {
+struct Run: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "run",
     abstract: "Run MANIFEST's jobs (the default command).",

@@ -1,6 +1,6 @@
 import OprunRuntime
 
-/// A run's switches that take no value, as either road reads them (`RunCommand`'s parsed
+/// A run's switches that take no value, as either road reads them (`Run`'s parsed
 /// flags, or `PlainRunArguments`), and the one place that says what each sets.
 struct RunSwitches {
   var quiet = false
@@ -12,7 +12,7 @@ struct RunSwitches {
   var noJournal = false
   var force = false
 
-  /// Pairs the parser refuses (`RunCommand.validate()`).
+  /// Pairs the parser refuses (`Run.validate()`).
   var excludeEachOther: Bool { quiet && verbose || keepGoing && failFast }
 
   /// A run of `manifest` (default ./jobs.yaml) and `targets` with these switches, every other
