@@ -188,6 +188,30 @@ import Testing
     expectStreamContract(folder.events)
   }
 
+  /// A job stopped with the run (Ctrl-Z) is paused: the time oprun spends stopped does not
+  /// count against the job's timeout, as it does not for `oprun ctl pause` (SPEC §8).
+  @Test func timeTheRunSpendsStoppedByCtrlZDoesNotCountAgainstATimeout() throws {
+    let folder = try Scratch()
+    try folder.manifest(
+      """
+      jobs:
+        worker:
+          command: touch ready; sleep 1
+          timeout: 2s
+      """)
+    let oprun = try OprunProcess(runArguments(), in: folder)
+    try folder.waitUntilExists("ready")
+    try folder.waitUntilExecuting("worker")
+    oprun.send(SIGTSTP)
+    try waitUntil("oprun stopped") { ProcessStat(pid: oprun.pid)?.state == "T" }
+    // Stopped for longer than the whole limit: what the test is about is time passing.
+    usleep(2_500_000)
+    oprun.send(SIGCONT)
+    let run = oprun.wait()
+    #expect(run.status == 0, "\(run.stdout)")
+    #expect(folder.events.outcome(of: "worker") == "succeeded")
+  }
+
   /// oprun started with signals ignored (`nohup`, a shell's `trap ''`) keeps them ignored for
   /// itself, but its jobs, run directly or by the shell, start with every action at its default.
   @Test func jobsStartWithDefaultActionsWhenOprunInheritedIgnoredSignals() throws {

@@ -38,6 +38,38 @@ import Testing
     #expect(run.events.time(of: "a executing>finished timed-out") == 5)
   }
 
+  /// A job stopped with the run (Ctrl-Z, then `fg`) is paused: its clock stops, as
+  /// `ctl pause` stops it.
+  @Test func timeTheRunSpendsStoppedDoesNotCountAgainstATimeLimit() {
+    let run = DriverHarness("jobs: {a: {command: build, timeout: 4}}")
+    run.backend.scripts["build"] = FakeCommand(duration: 3)
+    run.start()
+    run.advance(to: 0.5)
+    run.driver.apply(.stopJobs)
+    run.advance(to: 6.5)
+    run.driver.apply(.continueJobs)
+    #expect(run.runToEnd() == 0)
+    #expect(run.backend.signals.isEmpty)
+    #expect(run.events.transitions(of: "a").last?.outcome == .succeeded)
+  }
+
+  /// What the limit had left when the run stopped still runs out after it goes on.
+  @Test func aTimeLimitRunsOutWithWhatItHadLeftOnceTheRunGoesOn() {
+    let run = DriverHarness("jobs: {a: {command: build, timeout: 4}}")
+    run.backend.scripts["build"] = FakeCommand(duration: 100)
+    run.start()
+    run.advance(to: 1)
+    run.driver.apply(.stopJobs)
+    run.advance(to: 11)
+    run.driver.apply(.continueJobs)
+    run.driver.apply(.continueJobs)
+    run.advance(to: 13.9)
+    #expect(run.backend.signals.isEmpty)
+    run.advance(to: 14)
+    #expect(run.backend.signalLines == ["build terminate@14.0"])
+    #expect(run.runToEnd() == 1)
+  }
+
   /// "(then it gets SIGTERM, and SIGKILL after the grace period)"
   @Test func timedOutJobGetsSIGKILLAfterTheGrace() {
     let run = DriverHarness("jobs: {a: {command: build, timeout: 5}}", grace: 3)

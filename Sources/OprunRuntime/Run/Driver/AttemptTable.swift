@@ -87,6 +87,29 @@ struct AttemptTable {
     return waitingForResources
   }
 
+  /// Every running attempt's time limit stops at `now` (the run was stopped, Ctrl-Z), what
+  /// each had left kept; returns the timers to cancel. An attempt paused on its own keeps its
+  /// own stopped clock.
+  mutating func stopTimeLimits(at now: Double) -> [TimerID] {
+    var timers: [TimerID] = []
+    for job in running.indices where running[job]?.timeoutTimer != nil && running[job]?.pause == nil {
+      if let timer = running[job]!.stopTimeLimit(at: now) { timers.append(timer) }
+    }
+    return timers
+  }
+
+  /// The attempts whose time limits the run's stop stopped, with the time each had left; their
+  /// limits are to be set again, now that the run goes on.
+  mutating func timeLimitsToRestart() -> [(job: JobID, attempt: Int, timeLeft: Double)] {
+    var restarts: [(job: JobID, attempt: Int, timeLeft: Double)] = []
+    for job in running.indices {
+      guard let timeLeft = running[job]?.timeLeftWhileStopped else { continue }
+      running[job]!.timeLeftWhileStopped = nil
+      restarts.append((job, running[job]!.attempt, timeLeft))
+    }
+    return restarts
+  }
+
   /// The commands of every paused attempt: what stopping everything (Ctrl-Z) leaves alone, so
   /// that continuing everything (`fg`) does not continue a job the user paused.
   var pausedHandles: [CommandHandle] {
@@ -111,20 +134,34 @@ struct RunningAttempt {
   var signalsSent: [JobSignal] = []
   /// Set while the attempt is paused (`oprun ctl pause`); its timer is not set meanwhile.
   var pause: Pause?
+  /// Set while the whole run is stopped (Ctrl-Z): the seconds its time limit had left, its
+  /// timer not set meanwhile.
+  var timeLeftWhileStopped: Double?
 
   struct Pause {
     /// Seconds the time limit had left when the attempt was paused; nil without a limit.
     var timeLeft: Double?
   }
 
-  /// Pauses the attempt at `now`: its time limit stops, what it had left kept. Returns the
-  /// timer to cancel, if one was set.
+  /// Pauses the attempt at `now`: its time limit stops, what it had left kept (with what a
+  /// stop of the whole run had kept). Returns the timer to cancel, if one was set.
   mutating func pause(at now: Double) -> TimerID? {
     let timer = timeoutTimer
-    let timeLeft = timeoutDeadline.map { max(0, $0 - now) }
+    let timeLeft = timeoutDeadline.map { max(0, $0 - now) } ?? timeLeftWhileStopped
     timeoutTimer = nil
     timeoutDeadline = nil
+    timeLeftWhileStopped = nil
     pause = Pause(timeLeft: timeLeft)
+    return timer
+  }
+
+  /// The whole run stops at `now`: the time limit stops, what it had left kept. Returns the
+  /// timer to cancel.
+  mutating func stopTimeLimit(at now: Double) -> TimerID? {
+    guard let timer = timeoutTimer, let deadline = timeoutDeadline else { return nil }
+    timeoutTimer = nil
+    timeoutDeadline = nil
+    timeLeftWhileStopped = max(0, deadline - now)
     return timer
   }
 }

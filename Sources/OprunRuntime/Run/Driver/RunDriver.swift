@@ -197,11 +197,21 @@ public final class RunDriver {
     case .stopJobs:
       // A job the user paused stays out of it: continuing everything must not continue it.
       backend.signalEverything(.stop, sparing: attempts.pausedHandles)
+      // Time the run spends stopped does not count against time limits, as for a paused job.
+      for timer in attempts.stopTimeLimits(at: clock.now()) { clock.cancelTimer(timer) }
     case .continueJobs:
       backend.signalEverything(.continue)
+      for restart in attempts.timeLimitsToRestart() {
+        scheduleTimeout(of: restart.job, attempt: restart.attempt, after: restart.timeLeft)
+      }
     case .timeout(let job, let attempt):
-      // A paused attempt's clock is stopped: a timer that fired anyway is set again on continue.
-      if attempts[job]?.attempt == attempt, attempts[job]?.pause == nil { engine.timedOut(job) }
+      // A paused attempt's clock is stopped, and so is every attempt's while the run is: a
+      // timer that fired anyway is set again on continue.
+      if let running = attempts[job], running.attempt == attempt, running.pause == nil,
+        running.timeLeftWhileStopped == nil
+      {
+        engine.timedOut(job)
+      }
     case .graceOver(let handles):
       for handle in handles { backend.signal(handle, .kill) }
     case .control(let request, let reply):
