@@ -30,7 +30,7 @@ struct Oprun: ParsableCommand {
   static func main() {
     let arguments = CommandLine.arguments.dropFirst()
     if let plainRun = PlainRunArguments(Array(arguments)) {
-      exitProcess(LocalRun.execute(plainRun.configuration))
+      exitProcess(RunCommandLine.execute(plainRun.configuration))
     }
     if arguments == ["--version"] {
       // What ArgumentParser prints, without its reflection over every command first.

@@ -144,7 +144,7 @@ struct Run: ParsableCommand {
     configuration.slurm.account = slurmAccount
     configuration.slurm.qos = try slurmQoSMap()
     configuration.slurm.extraArguments = slurmArg
-    throw ExitCode(LocalRun.execute(configuration))
+    throw ExitCode(RunCommandLine.execute(configuration))
   }
 
   /// The trace is a JSON document, not a stream: it cannot share standard output, nor a

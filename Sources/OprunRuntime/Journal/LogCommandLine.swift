@@ -67,7 +67,7 @@ public enum LogCommandLine {
       json
       ? RunHistoryText.runsJSON(runs)
       : RunHistoryText.runs(runs, manifest: manifest, folder: folder.path)
-    LocalRun.writeAll(STDOUT_FILENO, text)
+    RunCommandLine.writeAll(STDOUT_FILENO, text)
     return ExitStatus.success
   }
 
@@ -87,7 +87,7 @@ public enum LogCommandLine {
       return fail("cannot read the journal \(error.message)")
     case .success(let journal):
       if let warning = JournalFolder.warning(about: journal, in: file, for: .log) { warn(warning) }
-      LocalRun.writeAll(STDOUT_FILENO, json ? RunHistoryText.journalJSON(journal) : RunHistoryText.jobs(of: journal))
+      RunCommandLine.writeAll(STDOUT_FILENO, json ? RunHistoryText.journalJSON(journal) : RunHistoryText.jobs(of: journal))
       return ExitStatus.success
     }
   }
@@ -112,11 +112,11 @@ public enum LogCommandLine {
   }
 
   private static func warn(_ message: String) {
-    LocalRun.writeAll(STDERR_FILENO, "oprun: warning: " + message + "\n")
+    RunCommandLine.writeAll(STDERR_FILENO, "oprun: warning: " + message + "\n")
   }
 
   private static func fail(_ message: String) -> Int32 {
-    LocalRun.writeAll(STDERR_FILENO, "oprun: error: " + message + "\n")
+    RunCommandLine.writeAll(STDERR_FILENO, "oprun: error: " + message + "\n")
     return ExitStatus.usage
   }
 }

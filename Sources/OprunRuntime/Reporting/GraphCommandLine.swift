@@ -19,12 +19,12 @@ public enum GraphCommandLine {
 
   public static func execute(manifest: String, targets: [String], format: GraphFormat, eventsPath: String?) -> Int32 {
     let whole: JobGraph
-    switch LocalRun.loadGraph(RunConfiguration(manifestPath: manifest)) {
+    switch RunCommandLine.loadGraph(RunConfiguration(manifestPath: manifest)) {
     case .success(let loaded): whole = loaded
     case .failure(let message): return fail(message)
     }
     let graph: JobGraph
-    switch LocalRun.selecting(targets, in: whole) {
+    switch RunCommandLine.selecting(targets, in: whole) {
     case .success(let selected): graph = selected
     case .failure(let message): return fail(message)
     }
@@ -36,13 +36,13 @@ public enum GraphCommandLine {
       }
     }
     let drawing = GraphDrawing(graph: graph, run: run)
-    LocalRun.writeAll(STDOUT_FILENO, format == .dot ? DOTText.render(drawing) : MermaidText.render(drawing))
+    RunCommandLine.writeAll(STDOUT_FILENO, format == .dot ? DOTText.render(drawing) : MermaidText.render(drawing))
     return ExitStatus.success
   }
 
   /// The run recorded at `path`, after a warning for what in it cannot be shown: lines that
   /// are no events, jobs `graph` does not have.
-  static func readRun(_ path: String, of graph: JobGraph) -> Result<RecordedRun, LocalRun.Message> {
+  static func readRun(_ path: String, of graph: JobGraph) -> Result<RecordedRun, RunCommandLine.Message> {
     let shownPath = DisplayText.escaped(path)
     let bytes: [UInt8]
     switch FileContents.read(path: path, limit: maximumEventsSize) {
@@ -74,16 +74,16 @@ public enum GraphCommandLine {
     return "\(subject) the run in '\(path)' \(unknown.count == 1 ? "is" : "are") not in the manifest: not shown"
   }
 
-  private static func error(_ message: String) -> LocalRun.Message {
-    LocalRun.Message("oprun: error: \(message)\n")
+  private static func error(_ message: String) -> RunCommandLine.Message {
+    RunCommandLine.Message("oprun: error: \(message)\n")
   }
 
   private static func warn(_ message: String) {
-    LocalRun.writeAll(STDERR_FILENO, "oprun: warning: " + message + "\n")
+    RunCommandLine.writeAll(STDERR_FILENO, "oprun: warning: " + message + "\n")
   }
 
-  private static func fail(_ message: LocalRun.Message) -> Int32 {
-    LocalRun.writeAll(STDERR_FILENO, message)
+  private static func fail(_ message: RunCommandLine.Message) -> Int32 {
+    RunCommandLine.writeAll(STDERR_FILENO, message)
     return ExitStatus.usage
   }
 }

@@ -54,7 +54,7 @@ public enum ReportCommandLine {
   }
 
   private static func fail(_ message: String) -> Int32 {
-    LocalRun.writeAll(STDERR_FILENO, "oprun: error: " + message + "\n")
+    RunCommandLine.writeAll(STDERR_FILENO, "oprun: error: " + message + "\n")
     return ExitStatus.usage
   }
 }

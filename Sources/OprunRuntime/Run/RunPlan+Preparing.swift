@@ -11,14 +11,14 @@ extension RunPlan {
   /// The plan of the run `configuration` asks for — the one place a run is set up — or the
   /// text of every problem (exit status 2). A real run (not `-n`) also fits the graph to its
   /// backend and to the descriptors the process may open.
-  static func prepare(_ configuration: RunConfiguration) -> Result<PreparedRun, LocalRun.Message> {
+  static func prepare(_ configuration: RunConfiguration) -> Result<PreparedRun, RunCommandLine.Message> {
     let journals = JournalFolder(manifestPath: configuration.manifestPath)
     // --force wins over --resume: every selected job runs. The journal is read while the
     // manifest is loaded: they do not depend on each other.
     let resume = configuration.resume && !configuration.force
     let reading = resume ? journals.beginResumeReadingInBackground() : nil
     var graph: JobGraph
-    switch LocalRun.loadGraph(configuration) {
+    switch RunCommandLine.loadGraph(configuration) {
     case .success(let loaded): graph = loaded
     case .failure(let message): return .failure(message)
     }
@@ -61,12 +61,12 @@ extension RunPlan {
 
   /// `graph` as `backend` can run it — a cluster checked and without what it cannot do — and
   /// within the descriptors this process may open (the limit raised first).
-  private static func fitted(_ graph: JobGraph, to backend: Backend) -> Result<(JobGraph, [String]), LocalRun.Message>
+  private static func fitted(_ graph: JobGraph, to backend: Backend) -> Result<(JobGraph, [String]), RunCommandLine.Message>
   {
     var graph = graph
     var warnings: [String] = []
     if backend == .slurm {
-      if let problem = SlurmPreflight.problem() { return .failure(LocalRun.Message("oprun: error: \(problem)\n")) }
+      if let problem = SlurmPreflight.problem() { return .failure(RunCommandLine.Message("oprun: error: \(problem)\n")) }
       (graph, warnings) = SlurmPreflight.fitting(graph)
     }
     let descriptorWarning: String?

@@ -51,7 +51,7 @@ final class RunSession {
     slurm?.onWarning = { [unowned driver] in driver.warn($0) }
     // A backend that takes the whole run has it before it begins: a refusal ends it with nothing left queued.
     if let failure = driver.handOverToBackend() {
-      LocalRun.writeAll(2, "oprun: error: --backend \(plan.backend.rawValue): \(failure)\n")
+      RunCommandLine.writeAll(2, "oprun: error: --backend \(plan.backend.rawValue): \(failure)\n")
       return ExitStatus.usage
     }
     var warnings = plan.warnings
@@ -196,7 +196,7 @@ final class RunSession {
   }
 
   private func failToOpen(_ path: String) -> Int32 {
-    LocalRun.writeAll(2, "oprun: error: cannot write '\(path)': \(errorMessage(errno))\n")
+    RunCommandLine.writeAll(2, "oprun: error: cannot write '\(path)': \(errorMessage(errno))\n")
     return ExitStatus.usage
   }
 }

@@ -2,7 +2,7 @@ import Glibc
 import OprunCore
 
 /// A run from the command line: manifest → plan → driver → events → reporters.
-public enum LocalRun {
+public enum RunCommandLine {
   /// Runs `configuration` to the end and returns oprun's exit status; a run ended by a
   /// signal ends oprun by that signal instead, once everything is reported.
   public static func execute(_ configuration: RunConfiguration) -> Int32 {
