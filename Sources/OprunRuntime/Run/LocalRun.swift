@@ -34,7 +34,7 @@ public enum LocalRun {
     if let reading, let fingerprints {
       let resumeWarnings: [String]
       (resumePlan, resumeWarnings) = journals.resumePlan(
-        for: graph, fingerprints: fingerprints, reading: reading.wait())
+        for: graph, fingerprints: fingerprints, reading: reading.value)
       warnings += resumeWarnings
     }
     let criticalPath =
