@@ -69,10 +69,4 @@ extension JobGraph {
       jobs.lazy.filter { !selected[$0.id] && $0.tracksFiles }.map(\.name))
     return graph
   }
-
-  /// The job name nearest to `name`, if it is near enough to be a typo — by the same rule
-  /// as the manifest's own "did you mean" suggestions.
-  func closestJobName(to name: String) -> String? {
-    Suggestion.closest(to: name, among: jobs.lazy.map(\.name))
-  }
 }

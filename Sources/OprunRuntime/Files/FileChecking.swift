@@ -28,8 +28,7 @@ extension FileSnapshotDelivery: FileChecking {}
 extension FileHasher {
   /// The hasher of the manifest at `manifestPath`, its cache in the manifest's `.oprun`.
   static func forManifest(at manifestPath: String) -> FileHasher {
-    let folder = PathParts.folder(of: AbsolutePath.of(manifestPath))
-    return FileHasher(cacheFolder: (folder == "/" ? "" : folder) + "/.oprun")
+    FileHasher(cacheFolder: StateFolder(manifestPath: AbsolutePath.of(manifestPath)).path)
   }
 
   /// Begins the snapshots a run of `graph` asks for first, so that the files are walked

@@ -55,7 +55,7 @@ final class FileSetWalk: @unchecked Sendable {
   init(patterns: [WalkPattern], manifestFolder: String, pool: HashingPool? = .shared) {
     self.patterns = patterns
     self.manifestFolder = manifestFolder
-    let privateFolder = LexicalPath.resolve(".oprun", from: manifestFolder)
+    let privateFolder = StateFolder(manifestFolder: manifestFolder).path
     self.privateFolder = privateFolder
     privateFolderParts = (PathParts.folder(of: privateFolder), PathParts.fileName(of: privateFolder))
     self.pool = pool

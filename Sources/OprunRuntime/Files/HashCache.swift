@@ -41,7 +41,7 @@ public final class HashCache: Sendable {
   /// The cache saved in `folder` (a manifest's `.oprun`), or an empty one when there is
   /// none, or it is damaged or from another version; nil `folder` keeps it in memory only.
   public init(folder: String?) {
-    let file = folder.map { $0 + "/hashes" }
+    let file = folder.map { StateFolder(path: $0).hashes }
     self.file = file
     loading = file.map { file in PendingValue(on: HashingPool.shared) { HashCacheFormat.load(from: file) ?? .empty } }
   }

@@ -71,7 +71,7 @@ enum HashCacheFormat {
     }
     var bytes = header
     appendBlock(body, to: &bytes)
-    mkdir(PathParts.folder(of: file), 0o755)
+    _ = StateFolder(path: PathParts.folder(of: file)).makeFolder()
     let temporary = file + ".\(getpid()).new"
     let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     guard descriptor >= 0 else { return nil }

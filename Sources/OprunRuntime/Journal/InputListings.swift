@@ -8,16 +8,17 @@ import OprunCore
 /// A listing that is gone or of another layout only makes that reason vaguer ("its inputs
 /// changed").
 public struct InputListings: Sendable {
+  /// The `.oprun/` it is in.
+  public let state: StateFolder
   /// `.oprun/inputs` beside the manifest.
-  public let path: String
+  public var path: String { state.inputs }
   /// A listing longer than this is not read back.
   static let maximumSize = 256 << 20
   /// What a listing of this layout starts with.
   static let header = Array("oprun inputs 2\n".utf8)
 
   public init(manifestPath: String) {
-    let folder = PathParts.folder(of: manifestPath)
-    path = (folder == "/" ? "" : folder) + "/.oprun/inputs"
+    state = StateFolder(manifestPath: manifestPath)
   }
 
   /// The listing kept under `digest`; nil when there is none, or it cannot be read or is of
@@ -36,8 +37,7 @@ public struct InputListings: Sendable {
     guard Self.isDigest(digest) else { return false }
     let file = path + "/" + digest
     if Self.startsWithHeader(file) { return true }
-    let oprun = String(path.dropLast("/inputs".count))
-    for folder in [oprun, path] where mkdir(folder, 0o755) != 0 && errno != EEXIST { return false }
+    guard case .success = state.makeFolder(path) else { return false }
     let temporary = file + ".\(getpid()).part"
     let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     guard descriptor >= 0 else { return false }

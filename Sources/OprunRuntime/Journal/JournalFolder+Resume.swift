@@ -1,4 +1,3 @@
-import Glibc
 import OprunCore
 
 extension JournalFolder {
@@ -18,10 +17,10 @@ extension JournalFolder {
     return ResumeReading(entries: entries, warnings: warnings, newest: newest)
   }
 
-  /// ``beginResumeReading()`` on a thread of its own, so that reading a large journal costs
-  /// no time while the manifest is loaded; ``ResumeReadingInBackground/wait()`` gives it.
-  public func beginResumeReadingInBackground() -> ResumeReadingInBackground {
-    ResumeReadingInBackground { self.beginResumeReading() }
+  /// ``beginResumeReading()`` on a hashing thread, so that reading a large journal costs no
+  /// time while the manifest is loaded; the value is there once it is read.
+  func beginResumeReadingInBackground() -> PendingValue<ResumeReading> {
+    PendingValue(on: HashingPool.shared) { self.beginResumeReading() }
   }
 
   /// `--resume`'s plan for `graph` against this manifest's journals, newest first (`reading`
@@ -55,43 +54,5 @@ extension JournalFolder {
       graph: graph, fingerprints: fingerprints, records: history.records, journalRun: history.run,
       someLinesUnread: someLinesUnread)
     return (plan, warnings)
-  }
-}
-
-/// A ``JournalFolder/ResumeReading`` under way on its own thread.
-public final class ResumeReadingInBackground: @unchecked Sendable {
-  // Written by the thread before it ends, read only after `pthread_join`: no lock needed.
-  private var result: JournalFolder.ResumeReading?
-  private let work: @Sendable () -> JournalFolder.ResumeReading
-  private var thread: pthread_t?
-
-  init(_ work: @escaping @Sendable () -> JournalFolder.ResumeReading) {
-    self.work = work
-    var thread = pthread_t()
-    let context = Unmanaged.passRetained(self).toOpaque()
-    let started = pthread_create(
-      &thread, nil,
-      { context in
-        let reading = Unmanaged<ResumeReadingInBackground>.fromOpaque(context!).takeRetainedValue()
-        reading.result = reading.work()
-        return nil
-      }, context)
-    if started == 0 {
-      self.thread = thread
-    } else {
-      Unmanaged<ResumeReadingInBackground>.fromOpaque(context).release()
-    }
-  }
-
-  /// The reading, once done; done here when no thread could be started.
-  public func wait() -> JournalFolder.ResumeReading {
-    if let thread {
-      pthread_join(thread, nil)
-      self.thread = nil
-    }
-    if let result { return result }
-    let reading = work()
-    result = reading
-    return reading
   }
 }

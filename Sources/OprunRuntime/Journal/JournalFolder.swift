@@ -6,8 +6,10 @@ import OprunCore
 /// belongs to the manifest its header names (by file name, so that a clone in another
 /// folder, with `.oprun/` restored from a cache, still finds its runs).
 public struct JournalFolder: Sendable {
+  /// The `.oprun/` it is in.
+  public let state: StateFolder
   /// `.oprun/runs` beside the manifest.
-  public let path: String
+  public var path: String { state.runs }
   /// The manifest's file name.
   public let manifestName: String
 
@@ -17,9 +19,8 @@ public struct JournalFolder: Sendable {
   static let maximumSize = 1 << 30
 
   public init(manifestPath: String) {
-    let folder = PathParts.folder(of: manifestPath)
+    state = StateFolder(manifestPath: manifestPath)
     manifestName = PathParts.fileName(of: manifestPath)
-    path = (folder == "/" ? "" : folder) + "/.oprun/runs"
   }
 
   /// One journal of this manifest, as its header describes it.
@@ -132,10 +133,7 @@ public struct JournalFolder: Sendable {
 
   /// A new journal for run `id`, open for appending; or why not.
   func create(run id: String) -> Result<(descriptor: Int32, file: String), JournalError> {
-    let oprun = String(path.dropLast("/runs".count))
-    for folder in [oprun, path] where mkdir(folder, 0o755) != 0 && errno != EEXIST {
-      return .failure(JournalError("cannot create '\(folder)': \(errorMessage(errno))"))
-    }
+    if case .failure(let error) = state.makeFolder(path) { return .failure(error) }
     let file = path + "/" + id + ".ndjson"
     let descriptor = open(file, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0o644)
     guard descriptor >= 0 else {

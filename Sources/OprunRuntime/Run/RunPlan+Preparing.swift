@@ -48,7 +48,7 @@ extension RunPlan {
     }
     if let reading {
       let (resumePlan, resumeWarnings) = journals.resumePlan(
-        for: graph, fingerprints: plan.fingerprints, reading: reading.wait())
+        for: graph, fingerprints: plan.fingerprints, reading: reading.value)
       plan.resumePlan = resumePlan
       warnings += resumeWarnings
     }

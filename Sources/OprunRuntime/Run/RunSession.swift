@@ -115,10 +115,10 @@ final class RunSession {
 
   /// The Slurm backend of this run: its jobs' output in `.oprun/slurm/RUN-ID/` beside the manifest.
   private func slurmBackend(local: LocalBackend, run: String) -> SlurmBackend {
-    let folder = PathParts.folder(of: AbsolutePath.of(configuration.manifestPath))
+    let state = StateFolder(manifestPath: AbsolutePath.of(configuration.manifestPath))
     return SlurmBackend(
       loop: loop, local: local, options: configuration.slurm.over(graph.manifest.slurm), runID: run,
-      outputFolder: folder + "/.oprun/slurm/" + run, environment: JobEnvironment.inherited())
+      outputFolder: state.slurmOutput(run: run), environment: JobEnvironment.inherited())
   }
 
   /// What lets files decide whether jobs run, when some job declares inputs or outputs.

@@ -1,0 +1,51 @@
+import Glibc
+import OprunCore
+
+/// A manifest's `.oprun/` and where each thing in it lives (SPEC §9, §10): the one place
+/// that spells its layout. Every reader and writer of `.oprun/` finds its files here.
+///
+/// - `runs/`: the journals, one per run;
+/// - `inputs/`: the listings of inputs that journal records name by digest;
+/// - `hashes`: the hash cache;
+/// - `slurm/RUN-ID/`: the output of a Slurm run's jobs.
+public struct StateFolder: Sendable, Equatable {
+  /// The folder's name, in the manifest's folder.
+  public static let name = ".oprun"
+
+  /// `.oprun` in the manifest's folder, spelt from the manifest's path as given: relative
+  /// when it is (as messages show it), never with a doubled `/` (a manifest at `/`).
+  public let path: String
+
+  /// The `.oprun` of the manifest at `manifestPath`.
+  public init(manifestPath: String) {
+    self.init(manifestFolder: PathParts.folder(of: manifestPath))
+  }
+
+  /// The `.oprun` in `folder`, a manifest's folder.
+  public init(manifestFolder folder: String) {
+    path = (folder.hasSuffix("/") ? String(folder.dropLast()) : folder) + "/" + Self.name
+  }
+
+  /// A state folder at `path` itself, whatever it is called (a cache kept elsewhere).
+  public init(path: String) {
+    self.path = path
+  }
+
+  /// The journals.
+  public var runs: String { path + "/runs" }
+  /// The listings of inputs, one file per digest.
+  public var inputs: String { path + "/inputs" }
+  /// The hash cache's file.
+  public var hashes: String { path + "/hashes" }
+  /// The output of the jobs of the Slurm run `run` (its RUN-ID).
+  public func slurmOutput(run: String) -> String { path + "/slurm/" + run }
+
+  /// Makes this folder and then `subfolder` (one of its own, ``runs`` say) when they are not
+  /// there yet; or why one could not be made.
+  func makeFolder(_ subfolder: String? = nil) -> Result<Void, JournalError> {
+    for folder in [path] + (subfolder.map { [$0] } ?? []) where mkdir(folder, 0o755) != 0 && errno != EEXIST {
+      return .failure(JournalError("cannot create '\(folder)': \(errorMessage(errno))"))
+    }
+    return .success(())
+  }
+}
