@@ -430,6 +430,39 @@ import Testing
     #expect(folder.events.why("endless") == "input-unreadable")
   }
 
+  /// An edit undone while the job runs (`git stash` after the start, `stash pop` after the
+  /// end): the outputs are built from what the start did not hash, so the next run must not
+  /// call the job up to date, and says why.
+  @Test func anInputEditUndoneWhileTheJobRunsIsNoRecordOfUpToDate() throws {
+    let folder = try Scratch()
+    try folder.manifest(
+      """
+      jobs:
+        build:
+          command: touch started; while [ ! -e go ]; do sleep 0.01; done; cp src.txt out.txt
+          inputs: [src.txt]
+          outputs: [out.txt]
+      """)
+    try folder.write("src.txt", "A\n")
+    try folder.write("go", "")
+    #expect(try runOprun(["jobs.yaml"], in: folder).status == 0)
+    try folder.write("src.txt", "B\n")
+    try FileManager.default.removeItem(atPath: folder.path("go"))
+    try FileManager.default.removeItem(atPath: folder.path("started"))
+    let oprun = try OprunProcess(runArguments(), in: folder)
+    try folder.waitUntilExists("started")
+    try folder.write("src.txt", "A\n")
+    try folder.write("go", "")
+    #expect(oprun.wait().status == 0)
+    try folder.write("src.txt", "B\n")
+    let plan = try runOprun(["-n", "jobs.yaml"], in: folder)
+    #expect(planLines(plan.stdout)["build"] == "runs: input src.txt changed while it last ran", "\(plan.stdout)")
+    #expect(try runOprun(["jobs.yaml"], in: folder).status == 0)
+    #expect(try String(contentsOfFile: folder.path("out.txt"), encoding: .utf8) == "B\n")
+    let again = try runOprun(["-n", "jobs.yaml"], in: folder)
+    #expect(planLines(again.stdout)["build"] == "up to date", "\(again.stdout)")
+  }
+
   /// The manifest's folder named through a link, from inside it: what lies under the folder
   /// is recorded relative to it, so `.oprun/` and the job's own output are no inputs.
   @Test func theManifestsFolderNamedThroughALinkIsNoInputOfItsOwnState() throws {
@@ -439,11 +472,13 @@ import Testing
       jobs:
         self:
           command: ls src > listing
-          inputs: [here/src, here]
+          inputs: [here/src, here, "!oprun.stdout", "!oprun.stderr"]
           outputs: [listing]
       """)
     try folder.shell("mkdir src && echo a > src/a && ln -s . here")
-    // Without --events: the whole folder is an input, and an events file in it would be one.
+    // Without --events, and without the files the test keeps oprun's output in: the whole
+    // folder is an input, and a file oprun writes while the job runs is an input changed
+    // while it ran, which no record can call up to date.
     let first = try runOprun(["jobs.yaml"], in: folder)
     #expect(first.status == 0, "\(first.stderr)")
     let plan = try runOprun(["-n", "jobs.yaml"], in: folder)

@@ -100,6 +100,8 @@ public enum RunReason: Equatable, Sendable {
   case inputChanged(FileDifference)
   /// Its inputs changed, but the listing that would say which file is gone.
   case inputsChanged
+  /// This input changed while the job last ran: what its outputs were built from is unknown.
+  case inputChangedWhileRunning(String)
   /// One of its outputs was removed, changed or added since it last succeeded.
   case outputChanged(FileDifference)
   /// An output pattern matches nothing.
@@ -135,6 +137,7 @@ public enum RunReason: Equatable, Sendable {
     case .noRecord: "no-record"
     case .inputChanged(let difference): "input-" + difference.change.rawValue
     case .inputsChanged: "input-changed"
+    case .inputChangedWhileRunning: "input-changed-while-running"
     case .outputChanged(let difference): difference.change == .removed ? "output-missing" : "output-" + difference.change.rawValue
     case .outputMissing: "output-missing"
     case .unreadableFile(_, let isInput): isInput ? "input-unreadable" : "output-unreadable"
@@ -169,6 +172,8 @@ extension RunDecision {
       return "input \(difference.path) \(difference.change.rawValue)" + Self.others(difference.count)
     case .runs(.inputsChanged):
       return "its inputs changed"
+    case .runs(.inputChangedWhileRunning(let path)):
+      return "input \(path) changed while it last ran"
     case .runs(.outputChanged(let difference)):
       let word = difference.change == .removed ? "missing" : difference.change == .added ? "appeared" : "changed"
       return "output \(difference.path) \(word)" + Self.others(difference.count)

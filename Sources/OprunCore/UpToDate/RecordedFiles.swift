@@ -9,12 +9,19 @@ public struct RecordedFiles: Sendable, Equatable {
   public var result: String
   /// Each dependency's result as this job saw it, by the dependency's name.
   public var dependencies: [String: String]
+  /// An input that was not as hashed at the start when the job succeeded: what its outputs
+  /// were built from is unknown, so the record says nothing is up to date (SPEC §10).
+  public var inputChangedWhileRunning: String?
 
-  public init(inputs: String, outputs: [FileRecord], result: String, dependencies: [String: String]) {
+  public init(
+    inputs: String, outputs: [FileRecord], result: String, dependencies: [String: String],
+    inputChangedWhileRunning: String? = nil
+  ) {
     self.inputs = inputs
     self.outputs = outputs
     self.result = result
     self.dependencies = dependencies
+    self.inputChangedWhileRunning = inputChangedWhileRunning
   }
 
   /// The members of a journal's `job` line that hold it; nil when the line has none.
@@ -31,7 +38,9 @@ public struct RecordedFiles: Sendable, Equatable {
     for (name, value) in line["dependency_results"]?.objectValue ?? [] {
       if let text = value.stringValue { dependencies[name] = text }
     }
-    self.init(inputs: inputs, outputs: outputs, result: result, dependencies: dependencies)
+    self.init(
+      inputs: inputs, outputs: outputs, result: result, dependencies: dependencies,
+      inputChangedWhileRunning: line["input_changed_while_running"]?.stringValue)
   }
 }
 

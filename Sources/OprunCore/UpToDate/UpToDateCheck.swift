@@ -51,6 +51,7 @@ public struct UpToDateCheck: Sendable {
         record.parts[part].map { $0 != fingerprint.parts[part] } ?? false
       }))
     }
+    if let path = files.inputChangedWhileRunning { return .runs(.inputChangedWhileRunning(path)) }
     // Inputs that changed which a dependency that would run may write back as they were.
     var rewritable: FileDifference?
     if files.inputs != inputs.digest {

@@ -149,6 +149,7 @@ final class JournalWriter: RunObserver {
     line.field("dependency_results") { members in
       for (name, result) in recorded.dependencies.sorted(by: { $0.key < $1.key }) { members.field(named: name, result) }
     }
+    if let path = recorded.inputChangedWhileRunning { line.field("input_changed_while_running", path) }
   }
 
   private func warnOnce(_ message: String) {

@@ -27,7 +27,8 @@ enum FilesSeen {
   /// Before it runs: what its inputs and its outputs match.
   case inputs(FileSnapshot)
   case outputs(FileSnapshot)
-  /// After its commands of `attempt` succeeded: what its outputs match now.
+  /// After its commands of `attempt` succeeded: what its inputs and its outputs match now.
+  case inputsAfterAttempt(FileSnapshot, attempt: Int)
   case outputsAfterAttempt(FileSnapshot, attempt: Int)
 }
 
@@ -67,8 +68,11 @@ struct FileTracker {
     var outputs: FileSnapshot?
     /// Once both are in: what decided whether it runs, kept to record its files if it succeeds.
     var check: UpToDateCheck?
-    /// Its commands succeeded; their termination, while the outputs are looked at.
+    /// Its commands succeeded; their termination, while its files are looked at again.
     var endedAttempt: (number: Int, termination: Termination)?
+    /// What its inputs and its outputs matched once its commands succeeded.
+    var inputsAfter: FileSnapshot?
+    var outputsAfter: FileSnapshot?
   }
 
   /// The job's files are being asked for.
@@ -82,7 +86,7 @@ struct FileTracker {
     switch snapshot {
     case .inputs(let inputs): checks[job]!.inputs = inputs
     case .outputs(let outputs): checks[job]!.outputs = outputs
-    case .outputsAfterAttempt: return nil
+    case .inputsAfterAttempt, .outputsAfterAttempt: return nil
     }
     guard let progress = checks[job], progress.check == nil, let inputs = progress.inputs,
       let outputs = progress.outputs
@@ -107,22 +111,40 @@ struct FileTracker {
   mutating func awaitsOutputs(of job: JobID, attempt number: Int, termination: Termination) -> Bool {
     guard termination.isSuccess, checks[job]?.check != nil else { return false }
     checks[job]!.endedAttempt = (number, termination)
+    checks[job]!.inputsAfter = nil
+    checks[job]!.outputsAfter = nil
     return true
   }
 
-  /// The outputs after attempt `number`: how the attempt ended, and whether it succeeded (a
-  /// declared output missing fails it); nil when the snapshot is not the one awaited.
-  mutating func outputsSeen(
-    _ snapshot: FileSnapshot, of job: JobID, attempt number: Int, in graph: JobGraph
+  /// A snapshot taken after attempt `number` succeeded. Once the inputs and the outputs are
+  /// both in: how the attempt ended, and whether it succeeded (a declared output missing
+  /// fails it); nil until then, or when the snapshot is not of the attempt awaited.
+  ///
+  /// Inputs that are not what was hashed at the start mean the outputs may have been built
+  /// from something else (an edit undone while the job ran): the record says so, and the
+  /// job is not up to date next time.
+  mutating func afterAttempt(
+    _ seen: FilesSeen, of job: JobID, in graph: JobGraph
   ) -> (termination: Termination, succeeded: Bool)? {
-    guard let progress = checks[job], let ended = progress.endedAttempt, ended.number == number,
-      let check = progress.check
-    else { return nil }
+    guard let progress = checks[job], let ended = progress.endedAttempt, let check = progress.check else { return nil }
+    switch seen {
+    case .inputsAfterAttempt(let snapshot, let number) where number == ended.number:
+      checks[job]!.inputsAfter = snapshot
+    case .outputsAfterAttempt(let snapshot, let number) where number == ended.number:
+      checks[job]!.outputsAfter = snapshot
+    default:
+      return nil
+    }
+    guard let inputsAfter = checks[job]!.inputsAfter, let snapshot = checks[job]!.outputsAfter else { return nil }
     checks[job]!.endedAttempt = nil
     let node = graph.jobs[job]
     let missing = snapshot.unmatchedPatterns.map { node.outputs[$0].body }
     if missing.isEmpty {
-      let recorded = check.recordedFiles(outputs: snapshot, in: graph)
+      var recorded = check.recordedFiles(outputs: snapshot, in: graph)
+      if inputsAfter.digest != check.inputs.digest {
+        recorded.inputChangedWhileRunning =
+          FileDifference.between(old: check.inputs.listing, new: inputsAfter.listing)?.path ?? "?"
+      }
       // Outputs that cannot all be read may have changed unseen: its dependents run, as
       // after a job that declares none.
       let unseen = node.outputs.isEmpty || snapshot.firstUnreadable != nil

@@ -17,21 +17,28 @@ extension RunDriver {
   }
 
   func receive(_ seen: FilesSeen, of job: JobID) {
-    if case .outputsAfterAttempt(let snapshot, let attempt) = seen {
-      guard let ended = files?.outputsSeen(snapshot, of: job, attempt: attempt, in: graph) else { return }
+    switch seen {
+    case .inputsAfterAttempt, .outputsAfterAttempt:
+      guard let ended = files?.afterAttempt(seen, of: job, in: graph) else { return }
       finishAttempt(of: job, ended.termination, succeeded: ended.succeeded)
       return
+    case .inputs, .outputs:
+      break
     }
     guard let decision = files?.received(seen, of: job, in: graph) else { return }
     engine.checked(job, decision: decision)
   }
 
   /// Every command of a job's attempt succeeded: a job whose files were checked finishes
-  /// once its outputs are looked at. True when the attempt waits for them.
+  /// once its outputs, and its inputs again, are looked at (an unchanged file costs a
+  /// `stat`, through the hash cache). True when the attempt waits for them.
   func awaitsOutputs(of job: JobID, attempt: Int, termination: Termination) -> Bool {
     guard !engine.isCancelled(job), let checker = files?.tracking.checker,
       files!.awaitsOutputs(of: job, attempt: attempt, termination: termination)
     else { return false }
+    checker.snapshot(.inputs(of: graph.jobs[job], in: graph)) { [unowned self] snapshot in
+      take(.files(job, .inputsAfterAttempt(snapshot, attempt: attempt)))
+    }
     checker.snapshot(.outputs(of: graph.jobs[job], in: graph)) { [unowned self] snapshot in
       take(.files(job, .outputsAfterAttempt(snapshot, attempt: attempt)))
     }

@@ -46,7 +46,8 @@ import Testing
     let awaits = files.awaitsOutputs(of: build, attempt: 1, termination: .exited(0))
     #expect(awaits)
     let nothing = FileSnapshot(files: [], unmatchedPatterns: [0], digest: "none")
-    let ended = files.outputsSeen(nothing, of: build, attempt: 1, in: graph)
+    _ = files.afterAttempt(.inputsAfterAttempt(FakeFileChecker.file("src", "v1"), attempt: 1), of: build, in: graph)
+    let ended = files.afterAttempt(.outputsAfterAttempt(nothing, attempt: 1), of: build, in: graph)
     #expect(ended?.succeeded == false && ended?.termination == .exited(0))
     var transition = finished(build, .failed)
     files.annotate(&transition)
@@ -60,13 +61,34 @@ import Testing
     _ = files.received(.inputs(FakeFileChecker.file("src", "v1")), of: build, in: graph)
     _ = files.received(.outputs(FakeFileChecker.file("app", "old")), of: build, in: graph)
     let awaits = files.awaitsOutputs(of: build, attempt: 1, termination: .exited(0))
-    let ofAnotherAttempt = files.outputsSeen(FakeFileChecker.file("app", "new"), of: build, attempt: 2, in: graph)
-    let ofItsAttempt = files.outputsSeen(FakeFileChecker.file("app", "new"), of: build, attempt: 1, in: graph)
-    #expect(awaits && ofAnotherAttempt == nil && ofItsAttempt?.succeeded == true)
+    let ofAnotherAttempt = files.afterAttempt(
+      .outputsAfterAttempt(FakeFileChecker.file("app", "new"), attempt: 2), of: build, in: graph)
+    let outputsAlone = files.afterAttempt(
+      .outputsAfterAttempt(FakeFileChecker.file("app", "new"), attempt: 1), of: build, in: graph)
+    let withInputs = files.afterAttempt(
+      .inputsAfterAttempt(FakeFileChecker.file("src", "v1"), attempt: 1), of: build, in: graph)
+    #expect(awaits && ofAnotherAttempt == nil && outputsAlone == nil && withInputs?.succeeded == true)
     var transition = finished(build, .succeeded)
     files.annotate(&transition)
     #expect(transition.files != nil && transition.missingOutputs.isEmpty)
     #expect(files.result(of: build) == .unchanged(FakeFileChecker.file("app", "new").digest))
+  }
+
+  /// An edit undone while the job ran (`git stash` during the build, `stash pop` after): the
+  /// outputs may be built from what the start did not hash, so the record says which input.
+  @Test func anInputNotAsHashedAtTheStartWhenTheJobSucceedsIsRecordedAsChangedWhileRunning() {
+    var files = tracker()
+    files.beginCheck(of: build)
+    _ = files.received(.inputs(FakeFileChecker.file("src", "B")), of: build, in: graph)
+    _ = files.received(.outputs(FakeFileChecker.file("app", "old")), of: build, in: graph)
+    _ = files.awaitsOutputs(of: build, attempt: 1, termination: .exited(0))
+    _ = files.afterAttempt(.inputsAfterAttempt(FakeFileChecker.file("src", "A"), attempt: 1), of: build, in: graph)
+    let ended = files.afterAttempt(.outputsAfterAttempt(FakeFileChecker.file("app", "fromA"), attempt: 1), of: build, in: graph)
+    #expect(ended?.succeeded == true)
+    var transition = finished(build, .succeeded)
+    files.annotate(&transition)
+    #expect(transition.files?.recorded.inputChangedWhileRunning == "src")
+    #expect(transition.files?.recorded.inputs == FakeFileChecker.file("src", "B").digest)
   }
 
   @Test func aJobWithoutCheckedFilesTakesItsFingerprintAsItsResult() {
