@@ -61,6 +61,47 @@ import Testing
     #expect(oprun.wait().signal == SIGKILL)
   }
 
+  /// A job's descendant that left the job's process group for one of its own (a shell's job
+  /// control, `setpgid`), not its session (`setsid`), is still the run's: it is ended when
+  /// the run ends.
+  @Test func aDescendantInANewProcessGroupIsEndedWhenTheRunEnds() throws {
+    let folder = try Scratch()
+    try folder.manifest(
+      """
+      jobs:
+        leaver:
+          command: bash -c 'set -m; sleep 300 & echo $! > leftover.pid'
+      """)
+    let run = try runOprun(runArguments(["--grace", "0.5"]), in: folder)
+    #expect(run.status == 0, "\(run.stderr)")
+    let leftover = try #require(folder.pids("leftover.pid").first)
+    defer { kill(leftover, SIGKILL) }
+    try waitUntil("the descendant in a group of its own to end") { !isAlive(leftover) }
+  }
+
+  /// The same descendant, left behind by a job that finished, when oprun is then killed: the
+  /// watchdog was told of its group when oprun adopted it.
+  @Test func aDescendantInANewProcessGroupIsEndedWhenOprunIsKilled() throws {
+    let folder = try Scratch()
+    try folder.manifest(
+      """
+      jobs:
+        leaver:
+          command: bash -c 'set -m; sleep 300 & echo $! > leftover.pid'
+        waiter:
+          command: touch ready; sleep 1000
+      """)
+    let oprun = try OprunProcess(runArguments(["--grace", "0.5"]), in: folder)
+    try folder.waitUntilFinished("leaver")
+    try folder.waitUntilExists("ready")
+    let leftover = try #require(folder.pids("leftover.pid").first)
+    defer { kill(leftover, SIGKILL) }
+    #expect(isAlive(leftover))
+    oprun.send(SIGKILL)
+    try waitUntil("the descendant in a group of its own to end") { !isAlive(leftover) }
+    #expect(oprun.wait().signal == SIGKILL)
+  }
+
   @Test func aProcessDetachedWithSetsidOutlivesAKilledOprun() throws {
     let folder = try Scratch()
     let marker = "OPRUN_TEST_RUN=\(UUID().uuidString)"

@@ -7,9 +7,10 @@ import Glibc
 /// for them, rather than signalling every group number the run ever used, keeps a cleanup
 /// from reaching a stranger that was given a recycled number (pid_max is often 32768).
 public enum ChildProcessGroups {
-  /// The groups of every child of this process, zombies included (they are not reaped yet).
-  public static func scan() -> Set<Int32> {
-    var groups: Set<Int32> = []
+  /// The groups of every child of this process, zombies included (they are not reaped yet),
+  /// each with its session.
+  public static func scan() -> [ChildGroup] {
+    var groups: [ChildGroup] = []
     guard hasChildren() else { return groups }
     let me = getpid()
     guard let directory = opendir("/proc") else { return groups }
@@ -20,15 +21,40 @@ public enum ChildProcessGroups {
         String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
       }
       guard let first = name.utf8.first, first >= UInt8(ascii: "0"), first <= UInt8(ascii: "9") else { continue }
-      if let (parent, group) = stat("/proc/\(name)/stat", buffer: &buffer), parent == me {
-        groups.insert(group)
+      if let child = stat("/proc/\(name)/stat", buffer: &buffer), child.parent == me {
+        groups.append(ChildGroup(group: child.group, session: child.session))
       }
     }
     return groups
   }
 
-  /// Parent pid and process group from a `/proc/PID/stat` file.
-  private static func stat(_ path: String, buffer: inout [UInt8]) -> (Int32, Int32)? {
+  /// The groups of this process's children as its main thread's `children` file lists them:
+  /// a few system calls, where ``scan()`` reads all of /proc. The orphans a subreaper adopts
+  /// are its main thread's children. A child for which `isKnown` holds (a job's own first
+  /// process, whose pid is its group) is not looked at.
+  public static func adopted(skipping isKnown: (Int32) -> Bool) -> [ChildGroup] {
+    let me = getpid()
+    let fd = open("/proc/self/task/\(me)/children", O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return [] }
+    defer { close(fd) }
+    var text: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    while true {
+      let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+      guard count > 0 else { break }
+      text += chunk[0..<count]
+    }
+    var buffer = [UInt8](repeating: 0, count: 512)
+    return text.split(separator: UInt8(ascii: " ")).compactMap { digits in
+      guard let pid = Int32(String(decoding: digits, as: UTF8.self)), !isKnown(pid),
+        let child = stat("/proc/\(pid)/stat", buffer: &buffer), child.parent == me
+      else { return nil }
+      return ChildGroup(group: child.group, session: child.session)
+    }
+  }
+
+  /// Parent pid, process group and session from a `/proc/PID/stat` file.
+  private static func stat(_ path: String, buffer: inout [UInt8]) -> (parent: Int32, group: Int32, session: Int32)? {
     let fd = open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { return nil }
     defer { close(fd) }
@@ -37,12 +63,13 @@ public enum ChildProcessGroups {
     // The command name, in parentheses, may hold spaces: fields start after the last ')'.
     let text = buffer[0..<count]
     guard let close = text.lastIndex(of: UInt8(ascii: ")")) else { return nil }
-    let fields = text[(close + 1)...].split(separator: UInt8(ascii: " "), maxSplits: 4)
-    guard fields.count >= 4,
+    let fields = text[(close + 1)...].split(separator: UInt8(ascii: " "), maxSplits: 5)
+    guard fields.count >= 5,
       let parent = Int32(String(decoding: fields[1], as: UTF8.self)),
-      let group = Int32(String(decoding: fields[2], as: UTF8.self))
+      let group = Int32(String(decoding: fields[2], as: UTF8.self)),
+      let session = Int32(String(decoding: fields[3], as: UTF8.self))
     else { return nil }
-    return (parent, group)
+    return (parent, group, session)
   }
 
   /// Whether this process has any child, living or not, without reaping one: one system
@@ -51,4 +78,10 @@ public enum ChildProcessGroups {
     var info = siginfo_t()
     return waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) == 0
   }
+}
+
+/// A child's process group and session.
+public struct ChildGroup: Hashable, Sendable {
+  public var group: Int32
+  public var session: Int32
 }

@@ -42,11 +42,26 @@ extension LocalBackend {
     loop.run { done }
   }
 
-  /// The groups this run created that still have a living member among oprun's children
-  /// (oprun is the subreaper of everything its jobs start; one that detached itself with
-  /// `setsid` is in a group of its own and is left alone).
+  /// The groups of the run that still have a living member among oprun's children: those it
+  /// created, and those a job's descendant made for itself in oprun's session (`setpgid`, as
+  /// a shell's job control does), which oprun adopted as the subreaper of everything its jobs
+  /// start. One that detached itself with `setsid` is in a session of its own and is left alone.
   func ownChildGroups() -> Set<Int32> {
-    ChildProcessGroups.scan().filter { groupSerials[$0] != nil }
+    Set(ChildProcessGroups.scan().lazy.filter(isOwn).map(\.group))
+  }
+
+  func isOwn(_ child: ChildGroup) -> Bool {
+    groupSerials[child.group] != nil || (child.session == session && child.group != getpgrp())
+  }
+
+  /// A job's first process exited: what it left in groups of their own, now oprun's children,
+  /// is told to the watchdog, so that a SIGKILL of oprun ends them too.
+  func listAdoptedGroups() {
+    guard let watchdog else { return }
+    let adopted = ChildProcessGroups.adopted { groupSerials[$0] != nil || adoptedGroups.contains($0) }
+    for child in adopted where groupSerials[child.group] == nil && isOwn(child) {
+      if adoptedGroups.insert(child.group).inserted { watchdog.watch(child.group) }
+    }
   }
 
   /// Reaps every child that has exited. Only once no job or completion is being watched:

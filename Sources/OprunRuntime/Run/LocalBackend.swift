@@ -33,6 +33,10 @@ final class LocalBackend: JobBackend {
   private var lastSerial: UInt64 = 0
   /// Groups stopped by ``JobSignal/stop``, to continue.
   var stoppedGroups: [Int32] = []
+  /// Groups a job's descendant made for itself, which oprun adopted and told the watchdog of.
+  var adoptedGroups: Set<Int32> = []
+  /// oprun's session: a group in it that a job's descendant made is the run's.
+  let session = getsid(0)
   /// Pipes of exited commands that what they left running still holds, read until the run ends.
   let leftoverOutput = LeftoverOutput()
 
@@ -102,6 +106,7 @@ final class LocalBackend: JobBackend {
       onExit: { [unowned self] termination in
         // A group left empty can never be joined again: only its number can come back.
         if let watchdog, !processGroupExists(group) { watchdog.forget(group) }
+        listAdoptedGroups()
         reportHandler?(.exited(work, handle, termination))
       })
     return handle
