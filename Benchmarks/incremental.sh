@@ -35,7 +35,7 @@ PAIRS=${PAIRS:-100}
 FOLDERS=100
 FILES_PER_FOLDER=100
 FILE_BYTES=102400
-need() { command -v "$1" >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null; }; }
+source Benchmarks/need.sh
 need hyperfine hyperfine
 need make make
 

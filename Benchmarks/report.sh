@@ -8,11 +8,10 @@ cd "$(dirname "$0")/.."
 OPRUN=${OPRUN:-$PWD/.build/release/oprun}
 N=${N:-10000}
 RUNS=${RUNS:-5}
-need() { command -v "$1" >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null; }; }
+source Benchmarks/need.sh
 need hyperfine hyperfine
 need chromium chromium
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+scratch_folder
 python3 Benchmarks/gen-graphs.py layered "$N" "$work"
 (cd "$work" && "$OPRUN" -q --no-journal -j 2 layered.yaml --events events.ndjson >/dev/null)
 /usr/bin/time -f "oprun report: %e s, %M KB peak" "$OPRUN" report "$work/events.ndjson" --html "$work/report.html"

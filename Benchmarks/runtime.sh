@@ -11,13 +11,12 @@ ROOT=$PWD
 OPRUN=${OPRUN:-$PWD/.build/release/oprun}
 N=${N:-1000}
 RUNS=${RUNS:-30}
-need() { command -v "$1" >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null; }; }
+source Benchmarks/need.sh
 need hyperfine hyperfine
 need ninja ninja-build
 need cc gcc
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+scratch_folder
 cc -O2 -o "$work/spawn-floor" Benchmarks/spawn-floor.c
 
 BASELINE=${OPRUN_BASELINE:-}

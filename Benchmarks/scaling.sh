@@ -11,13 +11,12 @@ OPRUN=${OPRUN:-$PWD/.build/release/oprun}
 SIZES=${SIZES:-1000 10000 100000}
 SHAPES=${SHAPES:-flat chain layered}
 RUNS=${RUNS:-5}
-need() { command -v "$1" >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null; }; }
+source Benchmarks/need.sh
 need hyperfine hyperfine
 need ninja ninja-build
 need cc gcc
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+scratch_folder
 cc -O2 -o "$work/spawn-floor" Benchmarks/spawn-floor.c
 
 echo "$(date -u '+%Y-%m-%d %H:%M UTC') · $(nproc) cores · $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //') · sizes $SIZES"

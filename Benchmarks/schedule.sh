@@ -13,11 +13,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 OPRUN=${OPRUN:-$PWD/.build/release/oprun}
 RUNS=${RUNS:-10}
-need() { command -v "$1" >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null; }; }
+source Benchmarks/need.sh
 need hyperfine hyperfine
 need ninja ninja-build
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+scratch_folder
 
 python3 - "$work" <<'PY'
 import sys
