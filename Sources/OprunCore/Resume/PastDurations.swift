@@ -3,8 +3,9 @@
 ///
 /// Only attempts that executed are measurements: a record that succeeded, failed or timed
 /// out (a time-out is a failure, SPEC §3.5, and a job that ran into its limit is likely to
-/// run that long again) and was not resumed. A cancelled job was cut short by someone else,
-/// a skipped one never ran, and a resumed one's duration of 0 says nothing about the job.
+/// run that long again) and was neither resumed nor up to date. A cancelled job was cut short
+/// by someone else, a skipped one never ran, and the duration of 0 of a resumed or an
+/// up-to-date one says nothing about the job.
 public struct PastDurations: Sendable {
   /// Seconds, by job name, in the order they were added.
   private var samples: [String: [Double]] = [:]
@@ -23,7 +24,7 @@ public struct PastDurations: Sendable {
   }
 
   static func measures(_ record: JournalRecord) -> Bool {
-    guard !record.resumed, record.duration >= 0, record.duration.isFinite else { return false }
+    guard !record.resumed, !record.upToDate, record.duration >= 0, record.duration.isFinite else { return false }
     switch record.outcome {
     case .succeeded, .failed, .timedOut: return true
     case .cancelled, .skipped: return false

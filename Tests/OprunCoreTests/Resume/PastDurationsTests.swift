@@ -34,6 +34,15 @@ import Testing
     #expect(past.median(of: "lint") == nil)
   }
 
+  /// An up-to-date job ran nothing (SPEC §10): its record's 0 s is no measurement either.
+  @Test func anUpToDateRecordIsNoMeasurement() {
+    var upToDate = record("build", 0)
+    upToDate.upToDate = true
+    let past = durations([upToDate, record("build", 7), upToDate])
+    #expect(past.median(of: "build") == 7)
+    #expect(past.count(of: "build") == 1)
+  }
+
   @Test func failedAndTimedOutAttemptsAreMeasuredButCancelledAndSkippedJobsAreNot() {
     let past = durations([
       record("test", 3, outcome: .failed), record("test", 60, outcome: .timedOut),
