@@ -6,6 +6,11 @@ public enum LocalRun {
   /// Runs `configuration` to the end and returns oprun's exit status; a run ended by a
   /// signal ends oprun by that signal instead, once everything is reported.
   public static func execute(_ configuration: RunConfiguration) -> Int32 {
+    // A .oprun/ another user controls is not used: the run goes on as with --no-journal (SPEC §9).
+    let state = StateFolder(manifestPath: configuration.manifestPath).open()
+    let usesState = (try? state.get()) != nil
+    var configuration = configuration
+    if !usesState { (configuration.keepsJournal, configuration.resume) = (false, false) }
     let journals = JournalFolder(manifestPath: configuration.manifestPath)
     // The journal is read while the manifest is loaded: they do not depend on each other.
     // --force wins over --resume: every selected job runs.
@@ -19,14 +24,17 @@ public enum LocalRun {
       return ExitStatus.usage
     }
     let tracked = configuration.backend == .local ? Set(graph.jobs.filter(\.tracksFiles).map(\.name)) : []
-    let hasher = tracked.isEmpty ? nil : FileHasher.forManifest(at: configuration.manifestPath)
+    let hasher =
+      tracked.isEmpty
+      ? nil : usesState ? FileHasher.forManifest(at: configuration.manifestPath) : FileHasher(cacheFolder: nil)
     if let hasher, !configuration.force, !resume { hasher.prefetchFirstChecks(of: graph) }
     let fingerprints =
       configuration.keepsJournal || resume || !tracked.isEmpty ? graph.fingerprints() : nil
     var resumePlan: ResumePlan?
     var warnings = graph.manifestWarningLines
+    if case .failure(let refusal) = state { warnings.append(refusal.description) }
     var fileRecords: [String: JournalRecord] = [:]
-    if !tracked.isEmpty {
+    if !tracked.isEmpty, usesState {
       let recordWarnings: [String]
       (fileRecords, recordWarnings) = journals.newestRecords(of: tracked)
       warnings += recordWarnings
@@ -39,7 +47,8 @@ public enum LocalRun {
     }
     let criticalPath =
       configuration.schedule == .criticalPath
-      ? CriticalPath(graph: graph, durations: journals.pastDurations().durations(of: graph)) : nil
+      ? CriticalPath(
+        graph: graph, durations: (usesState ? journals.pastDurations() : PastDurations()).durations(of: graph)) : nil
     if configuration.dryRun {
       for warning in warnings { writeAll(2, "oprun: warning: \(warning)\n") }
       let plan = graph.plan(criticalPath: criticalPath)
@@ -53,6 +62,10 @@ public enum LocalRun {
       return ExitStatus.success
     }
     if configuration.backend == .slurm {
+      if case .failure(let refusal) = state {
+        writeAll(2, "oprun: error: --backend slurm keeps the jobs' output in .oprun/: \(refusal.problem)\n")
+        return ExitStatus.usage
+      }
       if let problem = SlurmPreflight.problem() {
         writeAll(2, "oprun: error: \(problem)\n")
         return ExitStatus.usage
