@@ -71,6 +71,16 @@ extension StateFolder {
   /// deeper is no file oprun reads or writes.
   private static let deepestFolder = 2
 
+  /// Whether the entries of the folder `name` (of `status`, at `depth` below `.oprun/`) are
+  /// each looked at. Those of `runs/` always are: a few journals, which decide what runs. Those
+  /// of the listings of inputs and of the Slurm jobs' output (one file per job, thousands of
+  /// them in a large manifest) only when someone besides its owner, this user, may write the
+  /// folder: otherwise only this user or root put them there, and each is read without
+  /// following a link.
+  private static func isLookedInto(_ name: String, _ status: stat, depth: Int) -> Bool {
+    (depth == 0 && name == "runs") || status.st_mode & (S_IWGRP | S_IWOTH) != 0
+  }
+
   /// The first thing in the folder open as `folder` (at `path`), or below it, that is unfit.
   private static func problem(inFolder folder: Int32, at path: String, depth: Int) -> String? {
     let listing = dup(folder)
@@ -89,7 +99,8 @@ extension StateFolder {
         return "cannot look at '\(inside)': \(errorMessage(errno))"
       }
       if let problem = problem(with: status, at: inside, expectingFolder: false) { return problem }
-      guard status.st_mode & S_IFMT == S_IFDIR, depth < deepestFolder else { continue }
+      guard status.st_mode & S_IFMT == S_IFDIR, depth < deepestFolder, Self.isLookedInto(name, status, depth: depth)
+      else { continue }
       let below = openat(folder, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
       guard below >= 0 else { return "cannot look into '\(inside)': \(errorMessage(errno))" }
       defer { close(below) }
