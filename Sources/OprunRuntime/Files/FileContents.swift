@@ -23,11 +23,14 @@ enum FileContents {
     }
   }
 
-  /// Every byte of the file at `path`, up to `limit` bytes. With `regularOnly`, anything but a
-  /// regular file is refused before a byte is read, so that a FIFO planted where a file is
-  /// expected cannot make the caller wait forever.
+  /// Every byte of the file at `path`, up to `limit` bytes. With `regularOnly` (a file of
+  /// `.oprun/`), anything but a regular file is refused before a byte is read, a link to one
+  /// included: a FIFO planted where a file is expected cannot make the caller wait forever,
+  /// nor a link make it read what another file holds.
   static func read(path: String, limit: Int, regularOnly: Bool = false) -> Result<[UInt8], Failure> {
-    guard let descriptor = openForReading(path, regularOnly: regularOnly) else { return .failure(.system(errno)) }
+    guard let descriptor = openForReading(path, regularOnly: regularOnly) else {
+      return .failure(openFailure(errno, regularOnly: regularOnly))
+    }
     defer { close(descriptor) }
     var status = stat()
     guard fstat(descriptor, &status) == 0 else { return .failure(.system(errno)) }
@@ -37,19 +40,22 @@ enum FileContents {
     return readAll(descriptor, limit: limit, sizeHint: Int(status.st_size))
   }
 
-  /// At most the first `count` bytes of the regular file at `path` (fewer when it is shorter).
+  /// At most the first `count` bytes of the regular file at `path` (fewer when it is shorter),
+  /// not reached through a link.
   static func readPrefix(path: String, count: Int) -> Result<[UInt8], Failure> {
     readRegular(path: path, count: count, fromEnd: false)
   }
 
-  /// At most the last `count` bytes of the regular file at `path`.
+  /// At most the last `count` bytes of the regular file at `path`, not reached through a link.
   static func readSuffix(path: String, count: Int) -> Result<[UInt8], Failure> {
     readRegular(path: path, count: count, fromEnd: true)
   }
 
   /// At most `count` bytes of the regular file at `path`, from its start or up to its end.
   private static func readRegular(path: String, count: Int, fromEnd: Bool) -> Result<[UInt8], Failure> {
-    guard let descriptor = openForReading(path, regularOnly: true) else { return .failure(.system(errno)) }
+    guard let descriptor = openForReading(path, regularOnly: true) else {
+      return .failure(openFailure(errno, regularOnly: true))
+    }
     defer { close(descriptor) }
     var status = stat()
     guard fstat(descriptor, &status) == 0 else { return .failure(.system(errno)) }
@@ -77,10 +83,15 @@ enum FileContents {
   }
 
   /// The file open for reading; nil with `errno` set. `regularOnly` opens without blocking,
-  /// which a FIFO with no writer would otherwise do.
+  /// which a FIFO with no writer would otherwise do, and refuses a link (`ELOOP`).
   private static func openForReading(_ path: String, regularOnly: Bool) -> Int32? {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC | (regularOnly ? O_NONBLOCK : 0))
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC | (regularOnly ? O_NONBLOCK | O_NOFOLLOW : 0))
     return descriptor >= 0 ? descriptor : nil
+  }
+
+  /// Why opening failed with `error`: a link where a regular file was required is no regular file.
+  private static func openFailure(_ error: Int32, regularOnly: Bool) -> Failure {
+    regularOnly && error == ELOOP ? .notRegularFile : .system(error)
   }
 
   /// Reads until end of file: a pipe or a file that grows is read to its end, not to its `stat` size.

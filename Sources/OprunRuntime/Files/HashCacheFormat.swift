@@ -23,9 +23,11 @@ enum HashCacheFormat {
   private static let sizeLimit = 1 << 30
 
   /// The entries saved in `file`; nil when there is none, or it is not a cache file whose
-  /// first block is whole.
+  /// first block is whole. A file that does not start with the header is not read further:
+  /// junk of any size costs one short read.
   static func load(from file: String) -> SavedHashes? {
-    guard case .success(let bytes) = FileContents.read(path: file, limit: sizeLimit, regularOnly: true),
+    guard case .success(let start) = FileContents.readPrefix(path: file, count: header.count), start == header,
+      case .success(let bytes) = FileContents.read(path: file, limit: sizeLimit, regularOnly: true),
       bytes.starts(with: header)
     else { return nil }
     var blocks: [Range<Int>] = []
@@ -71,10 +73,11 @@ enum HashCacheFormat {
     }
     var bytes = header
     appendBlock(body, to: &bytes)
-    _ = StateFolder(path: PathParts.folder(of: file)).makeFolder()
-    let temporary = file + ".\(getpid()).new"
-    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    guard descriptor >= 0 else { return nil }
+    let folder = PathParts.folder(of: file)
+    let state = StateFolder(path: folder)
+    guard case .success = state.makeFolder(),
+      let (descriptor, temporary) = state.createTemporaryFile(in: folder, prefix: "." + PathParts.fileName(of: file) + ".")
+    else { return nil }
     let written = bytes.withUnsafeBytes { writeWhole(descriptor, $0) } == 0
     close(descriptor)
     guard written, rename(temporary, file) == 0 else {

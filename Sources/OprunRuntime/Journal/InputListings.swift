@@ -25,22 +25,23 @@ public struct InputListings: Sendable {
   /// another layout.
   public func listing(digest: String) -> FileListing? {
     guard Self.isDigest(digest),
-      case .success(var bytes) = FileContents.read(path: path + "/" + digest, limit: Self.maximumSize, regularOnly: true),
+      case .success(var bytes) = FileContents.read(
+        path: path + "/" + digest, limit: Self.maximumSize, regularOnly: true),
       bytes.starts(with: Self.header)
     else { return nil }
     bytes.removeFirst(Self.header.count)
     return FileListing(bytes: bytes)
   }
 
-  /// Keeps `listing` under `digest`, unless it is kept already; written whole or not at all.
+  /// Keeps `listing` under `digest`, unless it is kept already; written whole or not at all,
+  /// to a file of a name no one can foresee, renamed into place.
   public func keep(_ listing: FileListing, digest: String) -> Bool {
     guard Self.isDigest(digest) else { return false }
     let file = path + "/" + digest
     if Self.startsWithHeader(file) { return true }
-    guard case .success = state.makeFolder(path) else { return false }
-    let temporary = file + ".\(getpid()).part"
-    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    guard descriptor >= 0 else { return false }
+    guard case .success = state.makeFolder(path),
+      let (descriptor, temporary) = state.createTemporaryFile(in: path, prefix: "." + digest + ".")
+    else { return false }
     var failure = Self.header.withUnsafeBytes { writeWhole(descriptor, $0) }
     if failure == 0 { failure = listing.bytes.withUnsafeBytes { writeWhole(descriptor, $0) } }
     close(descriptor)

@@ -23,74 +23,119 @@ public struct JournalFolder: Sendable {
     manifestName = PathParts.fileName(of: manifestPath)
   }
 
-  /// One journal of this manifest, as its header describes it.
+  /// One journal of this manifest.
   public struct Entry: Sendable {
     public var file: String
-    public var header: JournalHeader
+    /// Its file name: which run it was, and where it stands among the others.
+    public var name: JournalName
+    /// Its first line; nil when that could not be read as a header. The name still says
+    /// which run it was, and the records still count, whichever manifest reads them: a
+    /// damaged header must not let an older record stand for a newer one (SPEC §9).
+    public var header: JournalHeader?
   }
 
-  /// This manifest's journals, oldest first, and the warnings about what could not be read:
-  /// the folder itself (no folder at all is no warning: no run yet), a file that cannot be
-  /// opened, and, in one warning, the files that are no journal (no header line).
+  /// This manifest's journals, oldest first (by sequence number, SPEC §9), and the warnings
+  /// about what could not be read: the folder itself (no folder at all is no warning: no run
+  /// yet), a file that cannot be opened, a journal whose header is damaged, and, in one
+  /// warning, the files older than ``staleAge`` that are no journal (no header line).
   public func entries() -> (entries: [Entry], warnings: [String]) {
+    let scan = scan()
+    return (scan.entries, scan.warnings)
+  }
+
+  /// What ``entries()`` gives, and the files that are no journal and older than ``staleAge``.
+  private func scan() -> (entries: [Entry], warnings: [String], stale: [String]) {
     var entries: [Entry] = []
     var warnings: [String] = []
-    var notJournals: [String] = []
-    let names: [String]
+    var stale: [String] = []
+    let names: [JournalName]
     switch journalFileNames() {
     case .success(let found): names = found
-    case .failure(let failure): return ([], ["cannot read the journals in \(path): \(failure.message)"])
+    case .failure(let failure): return ([], ["cannot read the journals in \(path): \(failure.message)"], [])
     }
     for name in names {
-      let file = path + "/" + name
-      switch Self.header(of: file) {
-      case .success(let header?):
-        if PathParts.fileName(of: header.manifest) == manifestName { entries.append(Entry(file: file, header: header)) }
-      case .success(nil):
-        notJournals.append(file)
+      let file = path + "/" + name.fileName
+      switch Self.firstLine(of: file) {
+      case .success(.header(let header)):
+        if PathParts.fileName(of: header.manifest) == manifestName {
+          entries.append(Entry(file: file, name: name, header: header))
+        }
+      case .success(.damaged) where name.sequence != nil:
+        entries.append(Entry(file: file, name: name, header: nil))
+        warnings.append("\(file): its header line cannot be read; its records are read as those of run \(name.run)")
+      case .success(.damaged), .success(.none):
+        // A run that has just created its journal has not written its header yet.
+        if Self.isStale(file) { stale.append(file) }
       case .failure(.system(ENOENT)):
         continue  // removed since the folder was listed: another run pruned it
       case .failure(let failure):
         warnings.append("cannot read the journal \(file): \(failure.message); ignored")
       }
     }
-    if let first = notJournals.min() {
-      let others = notJournals.count > 1 ? " and \(counted(notJournals.count - 1, "other file"))" : ""
+    if let first = stale.min() {
+      let others = stale.count > 1 ? " and \(counted(stale.count - 1, "other file"))" : ""
       warnings.append("\(first)\(others): not a journal (no header line); ignored")
     }
-    entries.sort { ($0.header.start, $0.header.run) < ($1.header.start, $1.header.run) }
-    return (entries, warnings)
+    entries.sort { $0.name.precedes($1.name, start: $0.header?.start ?? 0, otherStart: $1.header?.start ?? 0) }
+    return (entries, warnings, stale)
+  }
+
+  /// How old a file that is no journal must be to be warned about and removed: a run writes
+  /// its header as soon as it has created its journal.
+  static let staleAge = 60
+
+  /// Whether `file` was last written more than ``staleAge`` seconds ago.
+  private static func isStale(_ file: String) -> Bool {
+    var status = stat()
+    guard lstat(file, &status) == 0 else { return false }
+    return Int(time(nil)) - Int(status.st_mtim.tv_sec) > staleAge
+  }
+
+  /// What a journal's first line is.
+  enum FirstLine {
+    case header(JournalHeader)
+    /// A whole line that is no header.
+    case damaged
+    /// No whole line: an empty file, one cut short, or no regular file.
+    case none
   }
 
   /// The header of the journal `file`, read from its first line alone; nil when it has none
   /// (or is no regular file); the errno when it cannot be opened or read.
   static func header(of file: String) -> Result<JournalHeader?, FileContents.Failure> {
+    firstLine(of: file).map { line in
+      if case .header(let header) = line { header } else { nil }
+    }
+  }
+
+  /// The first line of the journal `file`, read alone; the errno when it cannot be opened or read.
+  private static func firstLine(of file: String) -> Result<FirstLine, FileContents.Failure> {
     // A header is a few hundred bytes, unless a run was given very many targets.
     for count in [4 << 10, 1 << 20, 64 << 20] {
       let prefix: [UInt8]
       switch FileContents.readPrefix(path: file, count: count) {
       case .success(let bytes): prefix = bytes
       case .failure(.system(let error)): return .failure(.system(error))
-      case .failure: return .success(nil)
+      case .failure: return .success(.none)
       }
       guard let newline = prefix.firstIndex(of: UInt8(ascii: "\n")) else {
-        if prefix.count < count { return .success(nil) }
+        if prefix.count < count { return .success(.none) }
         continue
       }
-      return .success(Journal.read(Array(prefix[...newline])).header)
+      return .success(Journal.read(Array(prefix[...newline])).header.map(FirstLine.header) ?? .damaged)
     }
-    return .success(nil)
+    return .success(.damaged)
   }
 
-  /// The RUN-IDs of every journal in the folder, whichever manifest it belongs to: the
-  /// names of its `RUN-ID.ndjson` files, sorted.
+  /// The RUN-IDs of every journal in the folder, whichever manifest it belongs to, as their
+  /// file names say them, sorted.
   public func runIDs() -> [String] {
-    ((try? journalFileNames().get()) ?? []).map { String($0.dropLast(".ndjson".count)) }.sorted()
+    ((try? journalFileNames().get()) ?? []).map(\.run).sorted()
   }
 
   /// Where run `id`'s journal is, whether or not it exists.
   public func file(ofRun id: String) -> String {
-    path + "/" + id + ".ndjson"
+    path + "/" + JournalName(run: id).fileName
   }
 
   /// The closing line of `entry`'s journal, read from its end alone (a list of runs need not
@@ -119,35 +164,63 @@ public struct JournalFolder: Sendable {
     }
   }
 
-  /// The names of the `.ndjson` files in the folder, in the order the folder lists them.
-  private func journalFileNames() -> Result<[String], FileContents.Failure> {
+  /// The names of the journals in the folder, in the order the folder lists them.
+  private func journalFileNames() -> Result<[JournalName], FileContents.Failure> {
     guard let directory = opendir(path) else { return errno == ENOENT ? .success([]) : .failure(.system(errno)) }
     defer { closedir(directory) }
-    var names: [String] = []
+    var names: [JournalName] = []
     while let entry = readdir(directory) {
       let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-      if name.hasSuffix(".ndjson"), !name.hasPrefix(".") { names.append(name) }
+      if let journal = JournalName(fileName: name) { names.append(journal) }
     }
     return .success(names)
   }
 
-  /// A new journal for run `id`, open for appending; or why not.
-  func create(run id: String) -> Result<(descriptor: Int32, file: String), JournalError> {
+  /// A new run's journal, open for appending.
+  struct NewJournal {
+    var descriptor: Int32
+    var file: String
+    /// The RUN-ID, which ends in the run's sequence number.
+    var run: String
+  }
+
+  /// Creates the journal of a new run, numbered one more than the highest journal in the
+  /// folder, whose RUN-ID `runID` makes from that number; or why not. It is created with
+  /// `O_EXCL` and never through a link, and stays locked while its descriptor is open:
+  /// ``prune(keeping:tracked:)`` does not remove the journal of a run in progress.
+  func create(runID: (Int) -> String) -> Result<NewJournal, JournalError> {
     if case .failure(let error) = state.makeFolder(path) { return .failure(error) }
-    let file = path + "/" + id + ".ndjson"
-    let descriptor = open(file, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0o644)
-    guard descriptor >= 0 else {
-      return .failure(JournalError("cannot create '\(file)': \(errorMessage(errno))"))
+    // Two runs started at once take their numbers one after the other. Where the file system
+    // cannot lock a folder, O_EXCL still keeps their RUN-IDs, if not their numbers, apart.
+    let folder = Glibc.open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+    if folder >= 0 { flock(folder, LOCK_EX) }
+    defer { if folder >= 0 { close(folder) } }
+    var sequence = JournalName.nextSequence(after: (try? journalFileNames().get()) ?? [])
+    while true {
+      let run = runID(sequence)
+      let file = path + "/" + JournalName(run: run).fileName
+      let descriptor = Glibc.open(file, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0o600)
+      if descriptor >= 0 {
+        flock(descriptor, LOCK_EX | LOCK_NB)
+        return .success(NewJournal(descriptor: descriptor, file: file, run: run))
+      }
+      guard errno == EEXIST, sequence < Int(Int32.max) else {
+        return .failure(JournalError("cannot create '\(file)': \(errorMessage(errno))"))
+      }
+      sequence += 1
     }
-    return .success((descriptor, file))
   }
 
   /// Removes this manifest's journals but the newest ``keptRuns``, counting `newJournal`, just
   /// created: it has no header yet, so ``entries()`` does not list it. An older journal that
   /// holds the newest record of one of the `tracked` jobs (those whose files decide whether
-  /// they run) stays until a newer record of each of them is written elsewhere (SPEC §10).
+  /// they run) stays until a newer record of each of them is written elsewhere (SPEC §10), and
+  /// so does the journal of a run still in progress (it holds a lock on it). Files that are no
+  /// journal (an empty one left by a run killed as it began) go once older than ``staleAge``.
   func prune(keeping newJournal: String, tracked: Set<String> = []) {
-    let older = entries().entries.filter { $0.file != newJournal }
+    let scan = scan()
+    for file in scan.stale where file != newJournal { Self.removeUnlessInProgress(file) }
+    let older = scan.entries.filter { $0.file != newJournal }
     guard older.count > Self.keptRuns - 1 else { return }
     let removable = older.count - (Self.keptRuns - 1)
     var unseen = tracked
@@ -160,7 +233,19 @@ public struct JournalFolder: Sendable {
         if index < removable { needed.insert(entry.file) }
       }
     }
-    for entry in older.prefix(removable) where !needed.contains(entry.file) { unlink(entry.file) }
+    for entry in older.prefix(removable) where !needed.contains(entry.file) { Self.removeUnlessInProgress(entry.file) }
+  }
+
+  /// Unlinks the journal `file` unless the run that writes it still holds its lock.
+  private static func removeUnlessInProgress(_ file: String) {
+    let descriptor = Glibc.open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+    guard descriptor >= 0 else {
+      if errno == ELOOP { unlink(file) }  // a link where a journal should be: no run holds it
+      return
+    }
+    defer { close(descriptor) }
+    guard flock(descriptor, LOCK_SH | LOCK_NB) == 0 else { return }
+    unlink(file)
   }
 }
 

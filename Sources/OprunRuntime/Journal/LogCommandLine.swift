@@ -18,10 +18,11 @@ public enum LogCommandLine {
   public static func execute(arguments: [String], json: Bool) -> Int32 {
     switch request(for: arguments) {
     case .runs(let manifest):
-      if let problem = missing(manifest) { return fail(problem) }
+      if let problem = missing(manifest) ?? refusal(of: manifest) { return fail(problem) }
       return listRuns(of: manifest, json: json)
     case .run(let id, let manifest):
       if let manifest, let problem = missing(manifest) { return fail(problem) }
+      if let problem = refusal(of: manifest ?? defaultManifest) { return fail(problem) }
       return showRun(id, manifest: manifest, json: json)
     }
   }
@@ -49,10 +50,10 @@ public enum LogCommandLine {
     for entry in entries {
       // A closing line that says everything a row shows (this oprun writes such lines)
       // spares reading the whole journal: a run of 100,000 jobs wrote 30 MB.
-      if let end = folder.end(of: entry), end.resumed != nil {
+      if let header = entry.header, let end = folder.end(of: entry), end.resumed != nil {
         var closed = Journal()
         closed.end = end
-        runs.append(PastRun(header: entry.header, journal: closed))
+        runs.append(PastRun(header: header, journal: closed))
         continue
       }
       switch folder.read(entry) {
@@ -60,7 +61,13 @@ public enum LogCommandLine {
         warn("cannot read the journal \(error.message); it is not listed")
       case .success(let journal):
         if let warning = JournalFolder.warning(about: journal, in: entry.file, for: .log) { warn(warning) }
-        runs.append(PastRun(header: entry.header, journal: journal))
+        // A damaged header leaves the run its name says, started when its first job did.
+        let header =
+          entry.header
+          ?? JournalHeader(
+            run: entry.name.run, manifest: manifest, start: journal.records.first?.start ?? 0, oprun: "", args: [],
+            targets: [])
+        runs.append(PastRun(header: header, journal: journal))
       }
     }
     let text =
@@ -90,6 +97,13 @@ public enum LogCommandLine {
       RunCommandLine.writeAll(STDOUT_FILENO, json ? RunHistoryText.journalJSON(journal) : RunHistoryText.jobs(of: journal))
       return ExitStatus.success
     }
+  }
+
+  /// Why the journals beside `manifest` are not read: a `.oprun/` another user controls
+  /// (SPEC §9); nil when they are.
+  private static func refusal(of manifest: String) -> String? {
+    guard case .failure(let refusal) = StateFolder(manifestPath: manifest).open() else { return nil }
+    return "\(refusal.problem): its journals are not read (remove it, and oprun makes one of its own)"
   }
 
   /// A RUN-ID names a file in the folder, never a path elsewhere.

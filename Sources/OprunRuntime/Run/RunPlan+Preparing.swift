@@ -12,6 +12,11 @@ extension RunPlan {
   /// text of every problem (exit status 2). A real run (not `-n`) also fits the graph to its
   /// backend and to the descriptors the process may open.
   static func prepare(_ configuration: RunConfiguration) -> Result<PreparedRun, RunCommandLine.Message> {
+    // A .oprun/ another user controls is not used: the run goes on as with --no-journal (SPEC §9).
+    let state = StateFolder(manifestPath: configuration.manifestPath).open()
+    let usesState = (try? state.get()) != nil
+    var configuration = configuration
+    if !usesState { (configuration.keepsJournal, configuration.resume) = (false, false) }
     let journals = JournalFolder(manifestPath: configuration.manifestPath)
     // --force wins over --resume: every selected job runs. The journal is read while the
     // manifest is loaded: they do not depend on each other.
@@ -23,7 +28,12 @@ extension RunPlan {
     case .failure(let message): return .failure(message)
     }
     var warnings = graph.manifestWarningLines
+    if case .failure(let refusal) = state { warnings.append(refusal.description) }
     if !configuration.dryRun {
+      if configuration.backend == .slurm, case .failure(let refusal) = state {
+        return .failure(
+          RunCommandLine.Message("oprun: error: --backend slurm keeps the jobs' output in .oprun/: \(refusal.problem)\n"))
+      }
       switch fitted(graph, to: configuration.backend) {
       case .success(let (fitted, fitWarnings)):
         graph = fitted
@@ -34,17 +44,23 @@ extension RunPlan {
     // Decided once, here: files decide only on a backend that shares this machine's files.
     let tracked =
       configuration.backend.capabilities.sharesFiles ? Set(graph.jobs.filter(\.tracksFiles).map(\.name)) : []
-    let hasher = tracked.isEmpty ? nil : FileHasher.forManifest(at: configuration.manifestPath)
+    let hasher =
+      tracked.isEmpty
+      ? nil : usesState ? FileHasher.forManifest(at: configuration.manifestPath) : FileHasher(cacheFolder: nil)
     if let hasher, !configuration.force, !resume { hasher.prefetchFirstChecks(of: graph) }
     let needsFingerprints = configuration.keepsJournal || resume || !tracked.isEmpty
     var plan = RunPlan(
       graph: graph, failurePolicy: configuration.failurePolicy, grace: configuration.grace,
       backend: configuration.backend, fingerprints: needsFingerprints ? graph.fingerprints() : [],
-      force: configuration.force)
+      force: configuration.force, keepsJournal: configuration.keepsJournal)
     if !tracked.isEmpty {
-      let (records, recordWarnings) = journals.newestRecords(of: tracked)
-      plan.fileRecords = records
-      warnings += recordWarnings
+      if usesState {
+        let (records, recordWarnings) = journals.newestRecords(of: tracked)
+        plan.fileRecords = records
+        warnings += recordWarnings
+      } else {
+        plan.fileRecords = [:]
+      }
     }
     if let reading {
       let (resumePlan, resumeWarnings) = journals.resumePlan(
@@ -53,7 +69,8 @@ extension RunPlan {
       warnings += resumeWarnings
     }
     if configuration.schedule == .criticalPath {
-      plan.criticalPath = CriticalPath(graph: graph, durations: journals.pastDurations().durations(of: graph))
+      let durations = usesState ? journals.pastDurations() : PastDurations()
+      plan.criticalPath = CriticalPath(graph: graph, durations: durations.durations(of: graph))
     }
     plan.warnings = warnings
     return .success(PreparedRun(plan: plan, hasher: hasher))

@@ -24,6 +24,9 @@ public struct RunPlan {
   public var fileRecords: [String: JournalRecord]?
   /// `--force`: every selected job runs.
   public var force: Bool
+  /// The run keeps a journal: asked for (not `--no-journal`), and the manifest's `.oprun/`
+  /// may be used (SPEC §9).
+  public var keepsJournal: Bool
   /// `--schedule critical-path`'s order among equals in priority; nil for FIFO.
   public var criticalPath: CriticalPath?
   /// What was found while preparing the run, for the user before it begins.
@@ -33,7 +36,7 @@ public struct RunPlan {
   public init(
     graph: JobGraph, failurePolicy: FailurePolicy? = nil, grace: Double = 5, backend: Backend = .local,
     fingerprints: [JobFingerprint] = [], resumePlan: ResumePlan? = nil, fileRecords: [String: JournalRecord]? = nil,
-    force: Bool = false, criticalPath: CriticalPath? = nil, warnings: [String] = []
+    force: Bool = false, keepsJournal: Bool = false, criticalPath: CriticalPath? = nil, warnings: [String] = []
   ) {
     self.graph = graph
     self.failurePolicy = failurePolicy ?? graph.manifest.onFailure
@@ -43,6 +46,7 @@ public struct RunPlan {
     self.resumePlan = resumePlan
     self.fileRecords = fileRecords
     self.force = force
+    self.keepsJournal = keepsJournal
     self.criticalPath = criticalPath
     self.warnings = warnings
   }

@@ -43,7 +43,9 @@ final class RunSession {
     let local = LocalBackend(
       loop: loop, framing: configuration.outputMode == .raw ? .terminalLines : .jobLines,
       environment: JobEnvironment(inherited: JobEnvironment.inherited()), grace: configuration.grace)
-    let identity = RunIdentity.starting(id: RunID.make(), manifestPath: configuration.manifestPath)
+    let newJournal = plan.keepsJournal ? createJournal() : nil
+    let identity = RunIdentity.starting(
+      id: (try? newJournal?.get())?.run ?? RunID.make(), manifestPath: configuration.manifestPath)
     let slurm = plan.backend == .slurm ? slurmBackend(local: local, run: identity.id) : nil
     let backend: any JobBackend = slurm ?? local
     let driver = RunDriver(plan: plan, fileTracking: fileTracking(), backend: backend, clock: loop)
@@ -57,7 +59,9 @@ final class RunSession {
     var warnings = plan.warnings
     // The journal observes first: a job is in it before any reporter shows it finished, so
     // that a run killed just after a job was seen to finish still has it.
-    if let journalWarning = openJournal(of: identity, driver: driver) { warnings.append(journalWarning) }
+    if let newJournal, let journalWarning = openJournal(newJournal, of: identity, driver: driver) {
+      warnings.append(journalWarning)
+    }
     for observer in observers { driver.addObserver(observer) }
     output.onReaderClosed = { driver.apply(.outputClosed) }
     output.onWarning = { driver.warn($0) }
@@ -149,21 +153,28 @@ final class RunSession {
     for digest in replaced.subtracting(named) { listings.remove(digest: digest) }
   }
 
-  /// Adds the journal's writer to `driver`'s observers; or, when it cannot be kept, the
+  /// This run's journal, numbered after the others: its RUN-ID carries the number.
+  private func createJournal() -> Result<JournalFolder.NewJournal, JournalError> {
+    JournalFolder(manifestPath: configuration.manifestPath).create { RunID.make(sequence: $0) }
+  }
+
+  /// Adds the writer of `newJournal` to `driver`'s observers; or, when it cannot be kept, the
   /// warning to give (the run goes on without one).
-  private func openJournal(of identity: RunIdentity, driver: RunDriver) -> String? {
-    guard configuration.keepsJournal else { return nil }
+  private func openJournal(
+    _ newJournal: Result<JournalFolder.NewJournal, JournalError>, of identity: RunIdentity, driver: RunDriver
+  ) -> String? {
     let folder = JournalFolder(manifestPath: configuration.manifestPath)
-    switch folder.create(run: identity.id) {
+    switch newJournal {
     case .failure(let error):
       return "no journal of this run (\(error.message)); --resume will not know it"
-    case .success(let (descriptor, file)):
+    case .success(let created):
       let writer = JournalWriter(
-        descriptor: descriptor, file: file, graph: graph, fingerprints: plan.fingerprints, identity: identity,
-        arguments: configuration.arguments, targets: configuration.targets, warn: { driver.warn($0) })
+        descriptor: created.descriptor, file: created.file, graph: graph, fingerprints: plan.fingerprints,
+        identity: identity, arguments: configuration.arguments, targets: configuration.targets,
+        warn: { driver.warn($0) })
       journal = writer
       driver.addObserver(writer)
-      folder.prune(keeping: file, tracked: graph.trackedJobNames)
+      folder.prune(keeping: created.file, tracked: graph.trackedJobNames)
       return nil
     }
   }

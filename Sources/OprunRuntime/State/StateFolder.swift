@@ -1,4 +1,3 @@
-import Glibc
 import OprunCore
 
 /// A manifest's `.oprun/` and where each thing in it lives (SPEC §9, §10): the one place
@@ -39,13 +38,4 @@ public struct StateFolder: Sendable, Equatable {
   public var hashes: String { path + "/hashes" }
   /// The output of the jobs of the Slurm run `run` (its RUN-ID).
   public func slurmOutput(run: String) -> String { path + "/slurm/" + run }
-
-  /// Makes this folder and then `subfolder` (one of its own, ``runs`` say) when they are not
-  /// there yet; or why one could not be made.
-  func makeFolder(_ subfolder: String? = nil) -> Result<Void, JournalError> {
-    for folder in [path] + (subfolder.map { [$0] } ?? []) where mkdir(folder, 0o755) != 0 && errno != EEXIST {
-      return .failure(JournalError("cannot create '\(folder)': \(errorMessage(errno))"))
-    }
-    return .success(())
-  }
 }

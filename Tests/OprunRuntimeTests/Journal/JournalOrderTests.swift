@@ -1,0 +1,67 @@
+import Foundation
+import OprunCore
+import OprunRuntime
+import Testing
+
+/// Which journals are a manifest's and in which order (SPEC §9): by the sequence their names
+/// carry, those of an earlier oprun first; a damaged header hides no records; a link where a
+/// journal should be is not followed.
+@Suite final class JournalOrderTests {
+  private let folder = FileManager.default.temporaryDirectory.appendingPathComponent("oprun-order-\(UUID())")
+
+  deinit {
+    try? FileManager.default.removeItem(at: folder)
+  }
+
+  private var runs: URL { folder.appendingPathComponent(".oprun/runs") }
+
+  private func journal(_ run: String, start: Double, header: String? = nil, lines: [String] = []) throws {
+    try FileManager.default.createDirectory(at: runs, withIntermediateDirectories: true)
+    let header =
+      header
+      ?? #"{"type":"header","format":1,"run":"\#(run)","manifest":"/elsewhere/jobs.yaml","start":\#(start),"#
+      + #""oprun":"0.1.0","args":[],"targets":[]}"#
+    let text = ([header] + lines).map { $0 + "\n" }.joined()
+    try text.write(to: runs.appendingPathComponent(run + ".ndjson"), atomically: true, encoding: .utf8)
+  }
+
+  private func job(_ name: String, outcome: String = "succeeded") -> String {
+    #"{"type":"job","job":"\#(name)","outcome":"\#(outcome)","exit_code":0,"signal":null,"start":1,"#
+      + #""duration":1,"attempt":1,"fingerprint":"00000000000000aa"}"#
+  }
+
+  private var journals: JournalFolder { JournalFolder(manifestPath: folder.appendingPathComponent("jobs.yaml").path) }
+
+  @Test func sequenceDecidesTheOrderWhateverTheHeadersStartAndUnnumberedJournalsComeFirst() throws {
+    try journal("20260101T000000-1-10", start: 100)
+    try journal("20260101T000000-1-9", start: 900)
+    try journal("20260101T000000-7", start: 5_000)
+    try journal("20250101T000000-8", start: 4_000)
+    let order = journals.entries().entries.map(\.name.run)
+    #expect(order == ["20250101T000000-8", "20260101T000000-7", "20260101T000000-1-9", "20260101T000000-1-10"])
+  }
+
+  @Test func aDamagedHeaderLeavesTheRecordsOfTheRunTheNameSays() throws {
+    try journal("20260101T000000-1-1", start: 1, lines: [job("build")])
+    try journal(
+      "20260101T000000-1-2", start: 2, header: #"{"type":"header","format":1,"ru"#,
+      lines: [job("build", outcome: "failed")])
+    let (entries, warnings) = journals.entries()
+    #expect(entries.map(\.name.run) == ["20260101T000000-1-1", "20260101T000000-1-2"])
+    #expect(entries.last?.header == nil)
+    #expect(warnings.contains { $0.contains("its header line cannot be read") }, "\(warnings)")
+    #expect(journals.newestRecords(of: ["build"]).records["build"]?.outcome == .failed)
+  }
+
+  @Test func aLinkWhereAJournalShouldBeIsNotFollowed() throws {
+    try journal("20260101T000000-1-1", start: 1, lines: [job("build")])
+    let elsewhere = folder.appendingPathComponent("elsewhere.ndjson")
+    try FileManager.default.moveItem(at: runs.appendingPathComponent("20260101T000000-1-1.ndjson"), to: elsewhere)
+    try FileManager.default.createSymbolicLink(
+      at: runs.appendingPathComponent("20260101T000000-1-1.ndjson"), withDestinationURL: elsewhere)
+    let (entries, warnings) = journals.entries()
+    #expect(entries.isEmpty)
+    #expect(journals.newestRecords(of: ["build"]).records.isEmpty)
+    #expect(warnings.isEmpty, "a fresh link is no journal yet, and not warned about: \(warnings)")
+  }
+}
