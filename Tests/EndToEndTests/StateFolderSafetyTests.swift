@@ -191,16 +191,21 @@ import Testing
     #expect(!folder.exists(".oprun/runs/\(run).ndjson"))
   }
 
-  @Test func anEmptyJournalLeftLongAgoIsRemovedAfterOneWarning() throws {
+  @Test func anEmptyJournalAndTemporaryFilesLeftLongAgoAreRemoved() throws {
     let folder = try Scratch()
     try folder.manifest("jobs:\n  one:\n    command: \"true\"\n")
-    try FileManager.default.createDirectory(atPath: folder.path(".oprun/runs"), withIntermediateDirectories: true)
-    let empty = try folder.write(".oprun/runs/20260101T000000-7-1.ndjson", "")
-    try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -120)], ofItemAtPath: empty)
+    for name in [".oprun/runs", ".oprun/inputs"] {
+      try FileManager.default.createDirectory(atPath: folder.path(name), withIntermediateDirectories: true)
+    }
+    let left = [".oprun/runs/20260101T000000-7-1.ndjson", ".oprun/.hashes.Ab12Cd", ".oprun/inputs/.0123.Ef34Gh"]
+    for name in left {
+      let file = try folder.write(name, "")
+      try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -120)], ofItemAtPath: file)
+    }
 
     let first = try runOprun(runArguments(), in: folder)
     #expect(first.status == 0)
-    #expect(!folder.exists(".oprun/runs/20260101T000000-7-1.ndjson"))
+    for name in left { #expect(!folder.exists(name), "\(name)") }
     let second = try runOprun(runArguments(), in: folder)
     #expect(second.status == 0)
     #expect(second.stderr.isEmpty, "\(second.stderr)")

@@ -216,10 +216,12 @@ public struct JournalFolder: Sendable {
   /// holds the newest record of one of the `tracked` jobs (those whose files decide whether
   /// they run) stays until a newer record of each of them is written elsewhere (SPEC §10), and
   /// so does the journal of a run still in progress (it holds a lock on it). Files that are no
-  /// journal (an empty one left by a run killed as it began) go once older than ``staleAge``.
+  /// journal (an empty one left by a run killed as it began), and the temporary files of
+  /// runs killed while writing, go once older than ``staleAge``.
   func prune(keeping newJournal: String, tracked: Set<String> = []) {
     let scan = scan()
     for file in scan.stale where file != newJournal { Self.removeUnlessInProgress(file) }
+    state.removeLeftTemporaries(olderThan: Self.staleAge)
     let older = scan.entries.filter { $0.file != newJournal }
     guard older.count > Self.keptRuns - 1 else { return }
     let removable = older.count - (Self.keptRuns - 1)

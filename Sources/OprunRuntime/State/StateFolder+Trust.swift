@@ -139,4 +139,24 @@ extension StateFolder {
     guard descriptor >= 0 else { return nil }
     return (descriptor, template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
   }
+
+  /// Removes the temporary files that runs killed while writing left (``createTemporaryFile(in:prefix:)``
+  /// names them with a leading dot, in this folder and in ``inputs``), once older than
+  /// `age` seconds: a run renames its own within moments.
+  func removeLeftTemporaries(olderThan age: Int) {
+    for folder in [path, inputs] {
+      guard let directory = opendir(folder) else { continue }
+      defer { closedir(directory) }
+      while let entry = readdir(directory) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        guard name.hasPrefix("."), name != ".", name != ".." else { continue }
+        let file = folder + "/" + name
+        var status = stat()
+        guard lstat(file, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
+          Int(time(nil)) - Int(status.st_mtim.tv_sec) > age
+        else { continue }
+        unlink(file)
+      }
+    }
+  }
 }
