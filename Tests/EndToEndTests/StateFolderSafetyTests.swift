@@ -90,6 +90,22 @@ import Testing
     }
   }
 
+  @Test func aManifestNamedThroughALinkKeepsAllItsStateBesideTheLinkAndFindsItsRecords() throws {
+    let folder = try Scratch()
+    try FileManager.default.createDirectory(atPath: folder.path("shared"), withIntermediateDirectories: true)
+    try folder.write("shared/build.yaml", Self.tracked)
+    try FileManager.default.createSymbolicLink(
+      atPath: folder.path("jobs.yaml"), withDestinationPath: "shared/build.yaml")
+    try folder.write("in.txt", "input\n")
+    #expect(try runOprun(runArguments(), in: folder).status == 0)
+
+    let plan = try runOprun(["-n", "jobs.yaml"], in: folder)
+    #expect(plan.stdout.contains("build  up to date"), "\(plan.stdout)")
+    #expect(!folder.exists("shared/.oprun"), "one .oprun/, beside the name the run was given")
+    #expect(folder.exists(".oprun/hashes"))
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path(".oprun/inputs")).count == 1)
+  }
+
   // MARK: Ordered by sequence
 
   @Test func aNewerRunIsTheNewestEvenWhenTheClockStepsBack() throws {

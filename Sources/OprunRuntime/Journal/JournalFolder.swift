@@ -10,7 +10,8 @@ public struct JournalFolder: Sendable {
   public let state: StateFolder
   /// `.oprun/runs` beside the manifest.
   public var path: String { state.runs }
-  /// The manifest's file name.
+  /// The manifest's file name, that of the file a link to it leads to: the name the
+  /// headers of its journals carry.
   public let manifestName: String
 
   /// Journals are kept for this many runs of a manifest; older ones are removed.
@@ -20,7 +21,7 @@ public struct JournalFolder: Sendable {
 
   public init(manifestPath: String) {
     state = StateFolder(manifestPath: manifestPath)
-    manifestName = PathParts.fileName(of: manifestPath)
+    manifestName = PathParts.fileName(of: AbsolutePath.of(manifestPath))
   }
 
   /// One journal of this manifest.
