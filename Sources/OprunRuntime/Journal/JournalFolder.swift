@@ -65,8 +65,9 @@ public struct JournalFolder: Sendable {
         entries.append(Entry(file: file, name: name, header: nil))
         warnings.append("\(file): its header line cannot be read; its records are read as those of run \(name.run)")
       case .success(.damaged), .success(.none):
-        // A run that has just created its journal has not written its header yet.
-        if Self.isStale(file) { stale.append(file) }
+        // A run that has just created its journal has not written its header yet, and one
+        // still submitting to Slurm holds it locked.
+        if Self.isStale(file), !Self.isInProgress(file) { stale.append(file) }
       case .failure(.system(ENOENT)):
         continue  // removed since the folder was listed: another run pruned it
       case .failure(let failure):
@@ -247,8 +248,17 @@ public struct JournalFolder: Sendable {
       return
     }
     defer { close(descriptor) }
+    // Unlinked while holding the probe's lock: the run cannot have taken it meanwhile.
     guard flock(descriptor, LOCK_SH | LOCK_NB) == 0 else { return }
     unlink(file)
+  }
+
+  /// Whether a run still holds the lock of the journal `file`.
+  private static func isInProgress(_ file: String) -> Bool {
+    let descriptor = Glibc.open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+    guard descriptor >= 0 else { return false }
+    defer { close(descriptor) }
+    return flock(descriptor, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK
   }
 }
 
