@@ -53,22 +53,29 @@ import Testing
     #expect(try FileManager.default.contentsOfDirectory(atPath: shared.path(".oprun/inputs")).isEmpty)
   }
 
-  @Test(arguments: ["everyone may write the folder", "a journal of another user is in it"])
+  @Test(arguments: ["everyone may write the folder", "a journal of another user is in it", "a link in it"])
   func aStateFolderOthersControlIsRefusedWithOneWarningAndTheRunGoesOnWithoutIt(_ case: String) throws {
     let folder = try Self.trackedFolder()
     #expect(try runOprun(runArguments(), in: folder).status == 0)
     let journals = try FileManager.default.contentsOfDirectory(atPath: folder.path(".oprun/runs"))
-    if `case`.hasPrefix("everyone") {
+    let elsewhere = try Scratch()
+    switch `case` {
+    case "everyone may write the folder":
       #expect(chmod(folder.path(".oprun"), 0o777) == 0)
-    } else {
+    case "a journal of another user is in it":
       #expect(chown(folder.path(".oprun/runs/" + journals[0]), 65534, 65534) == 0)
+    default:
+      try FileManager.default.moveItem(atPath: folder.path(".oprun/inputs"), toPath: elsewhere.path("inputs"))
+      try FileManager.default.createSymbolicLink(
+        atPath: folder.path(".oprun/inputs"), withDestinationPath: elsewhere.path("inputs"))
     }
 
     let again = try runOprun(runArguments(), in: folder)
     #expect(again.status == 0)
     let warnings = again.stderr.split(separator: "\n")
     #expect(warnings.count == 1, "\(again.stderr)")
-    let expected = `case`.hasPrefix("everyone") ? "may be written by everyone" : "belongs to another user"
+    let expected = ["may be written by everyone", "belongs to another user", "is a symbolic link"][
+      ["everyone may write the folder", "a journal of another user is in it"].firstIndex(of: `case`) ?? 2]
     #expect(warnings.first?.contains(expected) == true, "\(again.stderr)")
     #expect(warnings.first?.contains("as with --no-journal") == true, "\(again.stderr)")
     // No record is trusted: the job runs, and nothing is written there.

@@ -99,6 +99,9 @@ extension StateFolder {
         return "cannot look at '\(inside)': \(errorMessage(errno))"
       }
       if let problem = problem(with: status, at: inside, expectingFolder: false) { return problem }
+      // What oprun keeps at the top (its folders, the hash cache) is never reached through a
+      // link; a link deeper, where a journal or a listing should be, is only not read.
+      if depth == 0, status.st_mode & S_IFMT == S_IFLNK { return "'\(inside)' is a symbolic link" }
       guard status.st_mode & S_IFMT == S_IFDIR, depth < deepestFolder, Self.isLookedInto(name, status, depth: depth)
       else { continue }
       let below = openat(folder, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
