@@ -53,22 +53,29 @@ import Testing
     #expect(try FileManager.default.contentsOfDirectory(atPath: shared.path(".oprun/inputs")).isEmpty)
   }
 
-  @Test(arguments: ["everyone may write the folder", "a journal of another user is in it"])
+  @Test(arguments: ["everyone may write the folder", "a journal of another user is in it", "a link in it"])
   func aStateFolderOthersControlIsRefusedWithOneWarningAndTheRunGoesOnWithoutIt(_ case: String) throws {
     let folder = try Self.trackedFolder()
     #expect(try runOprun(runArguments(), in: folder).status == 0)
     let journals = try FileManager.default.contentsOfDirectory(atPath: folder.path(".oprun/runs"))
-    if `case`.hasPrefix("everyone") {
+    let elsewhere = try Scratch()
+    switch `case` {
+    case "everyone may write the folder":
       #expect(chmod(folder.path(".oprun"), 0o777) == 0)
-    } else {
+    case "a journal of another user is in it":
       #expect(chown(folder.path(".oprun/runs/" + journals[0]), 65534, 65534) == 0)
+    default:
+      try FileManager.default.moveItem(atPath: folder.path(".oprun/inputs"), toPath: elsewhere.path("inputs"))
+      try FileManager.default.createSymbolicLink(
+        atPath: folder.path(".oprun/inputs"), withDestinationPath: elsewhere.path("inputs"))
     }
 
     let again = try runOprun(runArguments(), in: folder)
     #expect(again.status == 0)
     let warnings = again.stderr.split(separator: "\n")
     #expect(warnings.count == 1, "\(again.stderr)")
-    let expected = `case`.hasPrefix("everyone") ? "may be written by everyone" : "belongs to another user"
+    let expected = ["may be written by everyone", "belongs to another user", "is a symbolic link"][
+      ["everyone may write the folder", "a journal of another user is in it"].firstIndex(of: `case`) ?? 2]
     #expect(warnings.first?.contains(expected) == true, "\(again.stderr)")
     #expect(warnings.first?.contains("as with --no-journal") == true, "\(again.stderr)")
     // No record is trusted: the job runs, and nothing is written there.
@@ -88,6 +95,22 @@ import Testing
       #expect(lstat(folder.path(name), &status) == 0)
       #expect(status.st_mode & 0o777 == 0o700, "\(name): \(String(status.st_mode & 0o777, radix: 8))")
     }
+  }
+
+  @Test func aManifestNamedThroughALinkKeepsAllItsStateBesideTheLinkAndFindsItsRecords() throws {
+    let folder = try Scratch()
+    try FileManager.default.createDirectory(atPath: folder.path("shared"), withIntermediateDirectories: true)
+    try folder.write("shared/build.yaml", Self.tracked)
+    try FileManager.default.createSymbolicLink(
+      atPath: folder.path("jobs.yaml"), withDestinationPath: "shared/build.yaml")
+    try folder.write("in.txt", "input\n")
+    #expect(try runOprun(runArguments(), in: folder).status == 0)
+
+    let plan = try runOprun(["-n", "jobs.yaml"], in: folder)
+    #expect(plan.stdout.contains("build  up to date"), "\(plan.stdout)")
+    #expect(!folder.exists("shared/.oprun"), "one .oprun/, beside the name the run was given")
+    #expect(folder.exists(".oprun/hashes"))
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path(".oprun/inputs")).count == 1)
   }
 
   // MARK: Ordered by sequence
@@ -191,16 +214,21 @@ import Testing
     #expect(!folder.exists(".oprun/runs/\(run).ndjson"))
   }
 
-  @Test func anEmptyJournalLeftLongAgoIsRemovedAfterOneWarning() throws {
+  @Test func anEmptyJournalAndTemporaryFilesLeftLongAgoAreRemoved() throws {
     let folder = try Scratch()
     try folder.manifest("jobs:\n  one:\n    command: \"true\"\n")
-    try FileManager.default.createDirectory(atPath: folder.path(".oprun/runs"), withIntermediateDirectories: true)
-    let empty = try folder.write(".oprun/runs/20260101T000000-7-1.ndjson", "")
-    try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -120)], ofItemAtPath: empty)
+    for name in [".oprun/runs", ".oprun/inputs"] {
+      try FileManager.default.createDirectory(atPath: folder.path(name), withIntermediateDirectories: true)
+    }
+    let left = [".oprun/runs/20260101T000000-7-1.ndjson", ".oprun/.hashes.Ab12Cd", ".oprun/inputs/.0123.Ef34Gh"]
+    for name in left {
+      let file = try folder.write(name, "")
+      try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -120)], ofItemAtPath: file)
+    }
 
     let first = try runOprun(runArguments(), in: folder)
     #expect(first.status == 0)
-    #expect(!folder.exists(".oprun/runs/20260101T000000-7-1.ndjson"))
+    for name in left { #expect(!folder.exists(name), "\(name)") }
     let second = try runOprun(runArguments(), in: folder)
     #expect(second.status == 0)
     #expect(second.stderr.isEmpty, "\(second.stderr)")

@@ -28,7 +28,7 @@ extension FileSnapshotDelivery: FileChecking {}
 extension FileHasher {
   /// The hasher of the manifest at `manifestPath`, its cache in the manifest's `.oprun`.
   static func forManifest(at manifestPath: String) -> FileHasher {
-    FileHasher(cacheFolder: StateFolder(manifestPath: AbsolutePath.of(manifestPath)).path)
+    FileHasher(cacheFolder: StateFolder.resolved(manifestPath: manifestPath).path)
   }
 
   /// Begins the snapshots a run of `graph` asks for first, so that the files are walked
@@ -49,7 +49,7 @@ extension FilePlan {
     graph: JobGraph, fingerprints: [JobFingerprint], force: Bool, resumePlan: ResumePlan?,
     records: [String: JournalRecord], manifestPath: String, hasher: FileHasher
   ) {
-    let listings = InputListings(manifestPath: AbsolutePath.of(manifestPath))
+    let listings = InputListings(manifestPath: manifestPath)
     self.init(
       graph: graph, fingerprints: fingerprints, force: force, resumePlan: resumePlan,
       record: { records[graph.jobs[$0].name] }, recordedInputs: { listings.listing(digest: $0) },

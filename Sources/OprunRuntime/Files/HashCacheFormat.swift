@@ -75,8 +75,9 @@ enum HashCacheFormat {
     appendBlock(body, to: &bytes)
     let folder = PathParts.folder(of: file)
     let state = StateFolder(path: folder)
+    let prefix = "." + PathParts.fileName(of: file) + "."
     guard case .success = state.makeFolder(),
-      let (descriptor, temporary) = state.createTemporaryFile(in: folder, prefix: "." + PathParts.fileName(of: file) + ".")
+      let (descriptor, temporary) = state.createTemporaryFile(in: folder, prefix: prefix)
     else { return nil }
     let written = bytes.withUnsafeBytes { writeWhole(descriptor, $0) } == 0
     close(descriptor)

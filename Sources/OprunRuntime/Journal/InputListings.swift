@@ -17,8 +17,14 @@ public struct InputListings: Sendable {
   /// What a listing of this layout starts with.
   static let header = Array("oprun inputs 2\n".utf8)
 
+  /// The listings of the manifest named `manifestPath`, as it was given.
   public init(manifestPath: String) {
-    state = StateFolder(manifestPath: manifestPath)
+    state = StateFolder.resolved(manifestPath: manifestPath)
+  }
+
+  /// The listings in `state`.
+  init(state: StateFolder) {
+    self.state = state
   }
 
   /// The listing kept under `digest`; nil when there is none, or it cannot be read or is of

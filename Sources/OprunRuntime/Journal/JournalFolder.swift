@@ -10,7 +10,8 @@ public struct JournalFolder: Sendable {
   public let state: StateFolder
   /// `.oprun/runs` beside the manifest.
   public var path: String { state.runs }
-  /// The manifest's file name.
+  /// The manifest's file name, that of the file a link to it leads to: the name the
+  /// headers of its journals carry.
   public let manifestName: String
 
   /// Journals are kept for this many runs of a manifest; older ones are removed.
@@ -20,7 +21,7 @@ public struct JournalFolder: Sendable {
 
   public init(manifestPath: String) {
     state = StateFolder(manifestPath: manifestPath)
-    manifestName = PathParts.fileName(of: manifestPath)
+    manifestName = PathParts.fileName(of: AbsolutePath.of(manifestPath))
   }
 
   /// One journal of this manifest.
@@ -64,8 +65,9 @@ public struct JournalFolder: Sendable {
         entries.append(Entry(file: file, name: name, header: nil))
         warnings.append("\(file): its header line cannot be read; its records are read as those of run \(name.run)")
       case .success(.damaged), .success(.none):
-        // A run that has just created its journal has not written its header yet.
-        if Self.isStale(file) { stale.append(file) }
+        // A run that has just created its journal has not written its header yet, and one
+        // still submitting to Slurm holds it locked.
+        if Self.isStale(file), !Self.isInProgress(file) { stale.append(file) }
       case .failure(.system(ENOENT)):
         continue  // removed since the folder was listed: another run pruned it
       case .failure(let failure):
@@ -216,10 +218,12 @@ public struct JournalFolder: Sendable {
   /// holds the newest record of one of the `tracked` jobs (those whose files decide whether
   /// they run) stays until a newer record of each of them is written elsewhere (SPEC §10), and
   /// so does the journal of a run still in progress (it holds a lock on it). Files that are no
-  /// journal (an empty one left by a run killed as it began) go once older than ``staleAge``.
+  /// journal (an empty one left by a run killed as it began), and the temporary files of
+  /// runs killed while writing, go once older than ``staleAge``.
   func prune(keeping newJournal: String, tracked: Set<String> = []) {
     let scan = scan()
     for file in scan.stale where file != newJournal { Self.removeUnlessInProgress(file) }
+    state.removeLeftTemporaries(olderThan: Self.staleAge)
     let older = scan.entries.filter { $0.file != newJournal }
     guard older.count > Self.keptRuns - 1 else { return }
     let removable = older.count - (Self.keptRuns - 1)
@@ -244,8 +248,17 @@ public struct JournalFolder: Sendable {
       return
     }
     defer { close(descriptor) }
+    // Unlinked while holding the probe's lock: the run cannot have taken it meanwhile.
     guard flock(descriptor, LOCK_SH | LOCK_NB) == 0 else { return }
     unlink(file)
+  }
+
+  /// Whether a run still holds the lock of the journal `file`.
+  private static func isInProgress(_ file: String) -> Bool {
+    let descriptor = Glibc.open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+    guard descriptor >= 0 else { return false }
+    defer { close(descriptor) }
+    return flock(descriptor, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK
   }
 }
 

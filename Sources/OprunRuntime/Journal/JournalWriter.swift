@@ -49,7 +49,7 @@ final class JournalWriter: RunObserver {
     self.targets = targets
     self.warn = warn
     executingSince = Array(repeating: -1, count: graph.jobs.count)
-    listings = InputListings(manifestPath: identity.manifestPath)
+    listings = InputListings(state: StateFolder(holdingJournal: file))
   }
 
   func observe(_ event: RunEvent) {

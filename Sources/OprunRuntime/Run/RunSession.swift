@@ -119,7 +119,7 @@ final class RunSession {
 
   /// The Slurm backend of this run: its jobs' output in `.oprun/slurm/RUN-ID/` beside the manifest.
   private func slurmBackend(local: LocalBackend, run: String) -> SlurmBackend {
-    let state = StateFolder(manifestPath: AbsolutePath.of(configuration.manifestPath))
+    let state = StateFolder.resolved(manifestPath: configuration.manifestPath)
     return SlurmBackend(
       loop: loop, local: local, options: configuration.slurm.over(graph.manifest.slurm), runID: run,
       outputFolder: state.slurmOutput(run: run), environment: JobEnvironment.inherited())
@@ -132,7 +132,7 @@ final class RunSession {
       // Without a way to hear from the hashing threads, every job runs, as without inputs.
       return nil
     }
-    let listings = InputListings(manifestPath: AbsolutePath.of(configuration.manifestPath))
+    let listings = InputListings(manifestPath: configuration.manifestPath)
     return FileTracking(
       checker: delivery, records: fileRecords, recordedInputs: { listings.listing(digest: $0) },
       force: configuration.force)
@@ -149,7 +149,7 @@ final class RunSession {
       guard let digest = record.files?.inputs else { continue }
       if written[name] == nil { named.insert(digest) } else { replaced.insert(digest) }
     }
-    let listings = InputListings(manifestPath: AbsolutePath.of(configuration.manifestPath))
+    let listings = InputListings(manifestPath: configuration.manifestPath)
     for digest in replaced.subtracting(named) { listings.remove(digest: digest) }
   }
 

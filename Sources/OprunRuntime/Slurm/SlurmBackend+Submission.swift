@@ -105,7 +105,8 @@ extension SlurmBackend {
     for part in outputFolder.split(separator: "/", omittingEmptySubsequences: false) {
       path += path.isEmpty && part.isEmpty ? "/" : (path.hasSuffix("/") || path.isEmpty ? "" : "/") + part
       guard !path.isEmpty, path != "/" else { continue }
-      if mkdir(path, 0o755) != 0 && errno != EEXIST {
+      // Without access for others, as every folder of .oprun/ (SPEC §9).
+      if mkdir(path, 0o700) != 0 && errno != EEXIST {
         return SubmissionFailure("cannot create '\(path)' for the jobs' output: \(String(cString: strerror(errno)))")
       }
     }

@@ -99,6 +99,9 @@ extension StateFolder {
         return "cannot look at '\(inside)': \(errorMessage(errno))"
       }
       if let problem = problem(with: status, at: inside, expectingFolder: false) { return problem }
+      // What oprun keeps at the top (its folders, the hash cache) is never reached through a
+      // link; a link deeper, where a journal or a listing should be, is only not read.
+      if depth == 0, status.st_mode & S_IFMT == S_IFLNK { return "'\(inside)' is a symbolic link" }
       guard status.st_mode & S_IFMT == S_IFDIR, depth < deepestFolder, Self.isLookedInto(name, status, depth: depth)
       else { continue }
       let below = openat(folder, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
@@ -138,5 +141,25 @@ extension StateFolder {
     let descriptor = template.withUnsafeMutableBufferPointer { oprun_make_temporary_file($0.baseAddress!) }
     guard descriptor >= 0 else { return nil }
     return (descriptor, template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
+  }
+
+  /// Removes the temporary files that runs killed while writing left (``createTemporaryFile(in:prefix:)``
+  /// names them with a leading dot, in this folder and in ``inputs``), once older than
+  /// `age` seconds: a run renames its own within moments.
+  func removeLeftTemporaries(olderThan age: Int) {
+    for folder in [path, inputs] {
+      guard let directory = opendir(folder) else { continue }
+      defer { closedir(directory) }
+      while let entry = readdir(directory) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        guard name.hasPrefix("."), name != ".", name != ".." else { continue }
+        let file = folder + "/" + name
+        var status = stat()
+        guard lstat(file, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
+          Int(time(nil)) - Int(status.st_mtim.tv_sec) > age
+        else { continue }
+        unlink(file)
+      }
+    }
   }
 }

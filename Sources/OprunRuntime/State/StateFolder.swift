@@ -25,6 +25,19 @@ public struct StateFolder: Sendable, Equatable {
     path = (folder.hasSuffix("/") ? String(folder.dropLast()) : folder) + "/" + Self.name
   }
 
+  /// The `.oprun` of the manifest named `manifestPath`, as an absolute path with the links
+  /// of the manifest's folder resolved. The manifest's own link is not followed: a manifest's
+  /// state is beside the name it was given, where its jobs run and its files are recorded
+  /// from, whatever file that name leads to.
+  public static func resolved(manifestPath: String) -> StateFolder {
+    StateFolder(manifestFolder: AbsolutePath.of(PathParts.folder(of: manifestPath)))
+  }
+
+  /// The state folder that holds the journal `file` (in its ``runs``).
+  init(holdingJournal file: String) {
+    self.init(path: PathParts.folder(of: PathParts.folder(of: file)))
+  }
+
   /// A state folder at `path` itself, whatever it is called (a cache kept elsewhere).
   public init(path: String) {
     self.path = path
