@@ -25,10 +25,15 @@ import Testing
     #expect(scene.sockets == ["\(run.pid).sock"])
     let attributes = try FileManager.default.attributesOfItem(atPath: scene.socketFolder)
     #expect((attributes[.posixPermissions] as? Int) == 0o700)
+    // Beside it, what the run says of itself, for `ctl` to read without asking.
+    let description = try #require(scene.description(of: run.pid))
+    #expect(description.string("manifest") == scene.folder.path("jobs.yaml"))
+    #expect(description.int("pid") == Int(run.pid))
     scene.folder.touch("go")
     let finished = run.process.wait()
     #expect(finished.status == 0, "\(finished.stderr)")
     #expect(scene.sockets.isEmpty)
+    #expect(scene.description(of: run.pid) == nil)
   }
 
   @Test func theSocketIsRemovedWhenASignalEndsTheRun() throws {
@@ -161,6 +166,7 @@ import Testing
     let list = try scene.ctl(["list", "--json"])
     #expect(list.stdout == "[]\n")
     #expect(scene.sockets.isEmpty)
+    #expect(scene.description(of: run.pid) == nil)
   }
 
   /// The folder and socket are opened up on purpose (chmod) so that uid 65534 can reach the

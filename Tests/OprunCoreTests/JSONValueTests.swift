@@ -42,6 +42,16 @@ import Testing
     #expect(parse("[ ]") == .array([]))
   }
 
+  /// Past sixteen members duplicates are found with a set: distinct keys are still taken.
+  @Test func aLargeObjectKeepsEveryDistinctKeyAndRefusesARepeatedOne() throws {
+    let members = (1...40).map { "\"k\($0)\":\($0)" }
+    let object = try #require(parse("{" + members.joined(separator: ",") + "}"))
+    #expect(object.objectValue?.count == 40)
+    #expect(object["k40"]?.intValue == 40)
+    let repeated = error("{" + (members + [#""k17":0"#]).joined(separator: ",") + "}")
+    #expect(repeated?.message == "duplicate key 'k17'")
+  }
+
   @Test func escapesAndSurrogatePairsDecode() {
     #expect(parse(#""\"\\\/\b\f\n\r\t""#) == .string("\"\\/\u{8}\u{C}\n\r\t"))
     #expect(parse(#""\u00e9\u0041\u0000""#) == .string("éA\u{0}"))

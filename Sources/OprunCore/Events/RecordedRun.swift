@@ -1,10 +1,10 @@
-/// A run read back from its `--events` file (SPEC §2), finished or cut off: the one reader of
-/// that file, for what `oprun graph --run` and `oprun report` show.
+/// A run read back from its `--events` file (SPEC §2), finished or cut off, for what
+/// `oprun graph --run` and `oprun report` show; each line read by ``EventLine``.
 ///
 /// It keeps what the stream says and nothing it does not: a job that never appears is not
 /// in `jobs`, a job cut off mid-run has no `outcome`, and a line it cannot read is counted in
 /// `unreadableLines` and skipped, never fatal, so that a run killed half-way still shows.
-public struct RecordedRun: Sendable {
+public struct RecordedRun: Sendable, EventLineNames {
   /// One job as its lines tell it, times in seconds since the run started.
   public struct Job: Sendable {
     public var name: String
@@ -146,98 +146,93 @@ public struct RecordedRun: Sendable {
       return
     }
     guard case .success(let value) = JSONValue.parse(line), let time = value["t"]?.doubleValue,
-      let event = value["event"]?.stringValue
+      value["event"]?.stringValue != nil
     else {
       unreadableLines.append(number)
       return
     }
     end = max(end, time)
     eventCount += 1
-    apply(event, value, at: time)
+    // An event this oprun does not know, or one missing what it needs, is counted and passed over.
+    if let event = EventLine.event(from: value, names: &self) { apply(event) }
   }
 
-  private mutating func apply(_ event: String, _ value: JSONValue, at time: Double) {
-    switch event {
-    case "run-started":
-      run = value["run"]?.stringValue
-      announcedJobs = value["jobs"]?.intValue
-      for (name, limit) in value["queues"]?.objectValue ?? [] {
-        queues[queueNamed(name)].maxConcurrent = limit.intValue ?? 1
-      }
-    case "transition":
-      transition(value, at: time)
-    case "cancelled":
-      guard let name = value["job"]?.stringValue,
-        let reason = value["reason"]?.stringValue.flatMap(CancelReason.init(rawValue:))
-      else { return }
-      let index = jobNamed(name, queue: value["queue"]?.stringValue)
-      if jobs[index].cancelled == nil { jobs[index].cancelled = (reason, time) }
-    case "queue":
-      guard let name = value["queue"]?.stringValue, let state = value["state"]?.stringValue else { return }
-      let index = queueNamed(name)
-      if state == QueueState.suspended.rawValue {
-        if queues[index].suspensions.last.map({ $0.end != nil }) ?? true {
-          queues[index].suspensions.append(Interval(start: time, end: nil))
+  private mutating func apply(_ event: RunEvent) {
+    let time = event.time
+    switch event.kind {
+    case .runStarted(let queues, let jobs, let run, _):
+      self.run = run
+      announcedJobs = jobs
+      for queue in queues { self.queues[queueNamed(queue.name)].maxConcurrent = queue.maxConcurrent }
+    case .transition(let transition):
+      apply(transition, at: time)
+    case .cancelled(let job, let reason):
+      if jobs[job].cancelled == nil { jobs[job].cancelled = (reason, time) }
+    case .queueState(let queue, let state):
+      switch state {
+      case .suspended:
+        if queues[queue].suspensions.last.map({ $0.end != nil }) ?? true {
+          queues[queue].suspensions.append(Interval(start: time, end: nil))
         }
-      } else if state == QueueState.resumed.rawValue, let last = queues[index].suspensions.indices.last,
-        queues[index].suspensions[last].end == nil
-      {
-        queues[index].suspensions[last].end = time
+      case .resumed:
+        if let last = queues[queue].suspensions.indices.last, queues[queue].suspensions[last].end == nil {
+          queues[queue].suspensions[last].end = time
+        }
       }
-    case "limit":
-      guard let name = value["queue"]?.stringValue, let limit = value["max_concurrent"]?.intValue else { return }
-      queues[queueNamed(name)].limitChanges.append((time, limit))
-    case "paused", "continued":
-      guard let name = value["job"]?.stringValue else { return }
-      let index = jobNamed(name, queue: nil)
-      if event == "paused" {
-        jobs[index].pauses.append(Interval(start: time, end: nil))
-      } else if let last = jobs[index].pauses.indices.last, jobs[index].pauses[last].end == nil {
-        jobs[index].pauses[last].end = time
+    case .limit(let queue, let maxConcurrent):
+      queues[queue].limitChanges.append((time, maxConcurrent))
+    case .paused(let job):
+      jobs[job].pauses.append(Interval(start: time, end: nil))
+    case .continued(let job):
+      if let last = jobs[job].pauses.indices.last, jobs[job].pauses[last].end == nil {
+        jobs[job].pauses[last].end = time
       }
-    case "completion":
-      guard let name = value["job"]?.stringValue else { return }
-      jobs[jobNamed(name, queue: nil)].completion = (value["exit_code"]?.intValue, value["signal"]?.intValue)
-    case "warning":
-      if let message = value["message"]?.stringValue { warnings.append(message) }
-    case "run-finished":
-      exitCode = value["exit_code"]?.intValue ?? 0
-      for (key, count) in value["counts"]?.objectValue ?? [] {
-        if let outcome = Outcome(rawValue: key) { counts[outcome] = count.intValue ?? 0 }
-      }
-    default:
+    case .completion(let job, let termination):
+      jobs[job].completion = (termination.exitCode.map(Int.init), termination.signal.map(Int.init))
+    case .warning(let message):
+      warnings.append(message)
+    case .runFinished(let exitCode, let counts):
+      self.exitCode = Int(exitCode)
+      self.counts = counts
+    case .priority, .control, .controlRefused, .output, .completionStarted:
       break
     }
   }
 
-  private mutating func transition(_ value: JSONValue, at time: Double) {
-    guard let name = value["job"]?.stringValue,
-      let to = value["to"]?.stringValue.flatMap(JobState.init(rawValue:))
-    else { return }
-    let index = jobNamed(name, queue: value["queue"]?.stringValue)
-    if let reason = value["reason"]?.stringValue { jobs[index].reason = reason }
-    if let template = value["template"]?.stringValue { jobs[index].template = template }
-    let exitCode = value["exit_code"]?.intValue
-    let signal = value["signal"]?.intValue
+  private mutating func apply(_ transition: Transition, at time: Double) {
+    let index = transition.job
+    if jobs[index].queue.isEmpty { jobs[index].queue = queues[transition.queue].name }
+    if let reason = transition.decision.flatMap(Self.words(of:)) { jobs[index].reason = reason }
+    let exitCode = transition.termination?.exitCode.map(Int.init)
+    let signal = transition.termination?.signal.map(Int.init)
     endRunningAttempt(of: index, at: time, exitCode: exitCode, signal: signal)
-    switch to {
+    switch transition.to {
     case .pending:
       jobs[index].pending = jobs[index].pending ?? time
     case .ready:
       jobs[index].ready = time
-      if let after = value["after"]?.stringValue { jobs[index].after = after }
+      if let after = transition.readyAfter { jobs[index].after = jobs[after].name }
     case .executing:
-      let pids = (value["pids"]?.arrayValue ?? []).compactMap(\.intValue)
-      let number = value["attempt"]?.intValue ?? jobs[index].attempts.count + 1
-      jobs[index].attempts.append(Attempt(number: number, start: time, end: nil, pids: pids))
+      let pids = transition.pids.map(Int.init)
+      jobs[index].attempts.append(Attempt(number: transition.attempt, start: time, end: nil, pids: pids))
     case .finished:
       jobs[index].finished = time
-      jobs[index].outcome = value["outcome"]?.stringValue.flatMap(Outcome.init(rawValue:))
+      jobs[index].outcome = transition.outcome
       jobs[index].exitCode = exitCode
       jobs[index].signal = signal
-      jobs[index].duration = value["duration"]?.doubleValue
-      jobs[index].startError = value["error"]?.stringValue
-      jobs[index].resumed = value["resumed"]?.boolValue ?? false
+      jobs[index].duration = transition.duration
+      jobs[index].startError = transition.termination?.startFailure
+      jobs[index].resumed = transition.resumed
+    }
+  }
+
+  /// The words the stream gave for a decision read back.
+  private static func words(of decision: RunDecision) -> String? {
+    switch decision {
+    case .resumed: "resumed"
+    case .upToDate: "up to date"
+    case .runs(.recorded(_, let text)): text
+    case .runs: nil
     }
   }
 
@@ -249,16 +244,21 @@ public struct RecordedRun: Sendable {
     jobs[index].attempts[last].signal = signal
   }
 
-  private mutating func jobNamed(_ name: String, queue: String?) -> Int {
-    if let index = jobIndex[name] {
-      if let queue, jobs[index].queue.isEmpty {
-        jobs[index].queue = queue
-        _ = queueNamed(queue)
-      }
-      return index
-    }
-    if let queue { _ = queueNamed(queue) }
-    jobs.append(Job(name: name, queue: queue ?? ""))
+  /// The job called `name`, added when no line named it before: a recording learns its
+  /// jobs from its lines, in the order they first appear.
+  public mutating func job(named name: String, template: String?) -> JobID? {
+    let index = jobIndex[name] ?? jobNamed(name)
+    if let template { jobs[index].template = template }
+    return index
+  }
+
+  /// The queue called `name`, added when no line named it before.
+  public mutating func queue(named name: String) -> QueueID? {
+    queueNamed(name)
+  }
+
+  private mutating func jobNamed(_ name: String) -> Int {
+    jobs.append(Job(name: name, queue: ""))
     jobIndex[name] = jobs.count - 1
     return jobs.count - 1
   }

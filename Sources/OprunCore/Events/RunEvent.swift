@@ -134,7 +134,7 @@ public enum OutputStream: String, Sendable {
 /// Something that happened in a run: the one stream every view, the journal and other
 /// backends read. The queue engine produces the job and queue events; the runtime adds
 /// the rest. `time` is seconds since the run started, from the clock the producer was given.
-public struct RunEvent: Sendable {
+public struct RunEvent: Sendable, Equatable {
   public var time: Double
   public var kind: Kind
 
@@ -143,7 +143,7 @@ public struct RunEvent: Sendable {
     self.kind = kind
   }
 
-  public enum Kind: Sendable {
+  public enum Kind: Sendable, Equatable {
     /// Queues as (name, max-concurrent) in order, the number of jobs, the run's id, and
     /// the control socket's path when there is one.
     case runStarted(queues: [QueueNode], jobs: Int, run: String, control: String?)

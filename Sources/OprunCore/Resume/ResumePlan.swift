@@ -117,6 +117,8 @@ public enum RunReason: Equatable, Sendable {
   case dependencyMayChange(JobID)
   /// `--force`.
   case forced
+  /// A reason read back from an event stream (``EventLine``): the run's code and words for it.
+  case recorded(code: String, text: String)
 
   /// The job at the top of a chain of `dependencyRuns`; nil for a reason of the job's own.
   var origin: JobID? {
@@ -138,13 +140,15 @@ public enum RunReason: Equatable, Sendable {
     case .inputChanged(let difference): "input-" + difference.change.rawValue
     case .inputsChanged: "input-changed"
     case .inputChangedWhileRunning: "input-changed-while-running"
-    case .outputChanged(let difference): difference.change == .removed ? "output-missing" : "output-" + difference.change.rawValue
+    case .outputChanged(let difference):
+      difference.change == .removed ? "output-missing" : "output-" + difference.change.rawValue
     case .outputMissing: "output-missing"
     case .unreadableFile(_, let isInput): isInput ? "input-unreadable" : "output-unreadable"
     case .dependencyRan: "dependency-ran"
     case .dependencyResultChanged: "dependency-changed"
     case .dependencyMayChange: "dependency-may-change"
     case .forced: "forced"
+    case .recorded(let code, _): code
     }
   }
 }
@@ -188,6 +192,8 @@ extension RunDecision {
         ? "\(graph.jobs[dependency].name)'s outputs changed" : "dependency \(graph.jobs[dependency].name) changed"
     case .runs(.dependencyMayChange(let dependency)):
       return "if \(graph.jobs[dependency].name)'s outputs change"
+    case .runs(.recorded(_, let text)):
+      return text
     case .runs(.forced):
       return "--force"
     case .runs(.noJournal):

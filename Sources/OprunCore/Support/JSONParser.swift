@@ -55,7 +55,7 @@ struct JSONParser {
       let keyOffset = position
       let key = try string()
       if members.count == Self.linearKeyLimit { keys = Set(members.map(\.key)) }
-      let isNew = keys.map { $0.contains(key) } ?? !members.contains { $0.key == key }
+      let isNew = keys.map { !$0.contains(key) } ?? !members.contains { $0.key == key }
       guard isNew else { throw JSONError(offset: keyOffset, "duplicate key '\(key)'") }
       keys?.insert(key)
       skipWhitespace()

@@ -30,6 +30,8 @@ public final class ControlChannel {
   private var connections: [ObjectIdentifier: ControlConnection] = [:]
   private var acceptPauseTimer: TimerID?
   private var finalDeadline: TimerID?
+  /// The run's ``RunDescription`` beside the socket, until it is removed with it.
+  private var descriptionPath: String?
 
   /// Records every event of the run, job output included, for watchers: add it to the
   /// driver before the run starts.
@@ -70,10 +72,11 @@ public final class ControlChannel {
   }
 
   /// The channel of this run (oprun's pid) in `folder`, or why there can be none; the run
-  /// then goes on without one.
+  /// then goes on without one. `description`, when given, is written beside the socket
+  /// before it listens (``RunDescription``).
   public static func open(
     graph: JobGraph, loop: EventLoop, limits: ControlLimits = ControlLimits(), folder: String = ControlFolder.path(),
-    apply: @escaping (RunCommand) -> Void
+    description: RunDescription? = nil, apply: @escaping (RunCommand) -> Void
   ) -> Result<ControlChannel, ControlChannelError> {
     if let problem = ControlFolder.prepare(folder) { return .failure(ControlChannelError(problem)) }
     let history: WatchHistory
@@ -82,12 +85,18 @@ public final class ControlChannel {
     case .failure(let error): return .failure(ControlChannelError("no history for watchers: \(error)"))
     }
     let path = ControlFolder.socketPath(in: folder, pid: getpid())
+    let descriptionPath = description.map { _ in RunDescription.path(besideSocket: path) }
+    if let description, let descriptionPath, let problem = description.write(to: descriptionPath) {
+      return .failure(ControlChannelError(problem))
+    }
     switch UnixSocket.listen(at: path, backlog: 64) {
     case .success(let listener):
-      return .success(
-        ControlChannel(
-          path: path, listener: listener, graph: graph, loop: loop, limits: limits, history: history, apply: apply))
+      let channel = ControlChannel(
+        path: path, listener: listener, graph: graph, loop: loop, limits: limits, history: history, apply: apply)
+      channel.descriptionPath = descriptionPath
+      return .success(channel)
     case .failure(let error):
+      if let descriptionPath { unlink(descriptionPath) }
       return .failure(ControlChannelError("\(error)"))
     }
   }
@@ -105,6 +114,8 @@ public final class ControlChannel {
     Glibc.close(listener)
     listener = -1
     UnixSocket.remove(path, ifStill: socketIdentity)
+    if let descriptionPath { unlink(descriptionPath) }
+    descriptionPath = nil
     for connection in Array(connections.values) where connection.phase == .reading {
       connection.close()
     }

@@ -7,13 +7,18 @@ extension ControlClient {
   public struct LiveRun: Sendable, Equatable {
     public var pid: Int32
     public var socket: String
+
+    /// What the run says of itself beside its socket; nil when it says nothing readable.
+    public var description: RunDescription? {
+      RunDescription.read(at: RunDescription.path(besideSocket: socket))
+    }
   }
 
   /// Which run a request is for (SPEC §8).
   public enum Selection: Sendable, Equatable {
     /// `--pid PID`.
     case pid(Int32)
-    /// `--manifest PATH`: the run whose status names that manifest.
+    /// `--manifest PATH`: the run whose ``RunDescription`` names that manifest.
     case manifest(String)
     /// The only run in progress.
     case only
@@ -31,7 +36,8 @@ extension ControlClient {
 
   /// Every run of this user in progress, by pid: each socket in the folder that a process
   /// listens on. A stale one (a killed run's: a socket file nobody listens on) is removed
-  /// on the way.
+  /// on the way, with its description. Telling a live socket from a stale one connects and
+  /// closes without a word: the run answers nothing and records nothing of it.
   public static func liveRuns(in folder: String = ControlFolder.path()) -> [LiveRun] {
     ControlFolder.sockets(in: folder).compactMap { pid, path in
       switch UnixSocket.connect(path, nonblocking: true) {
@@ -41,7 +47,10 @@ extension ControlClient {
       case .failed(EAGAIN):
         return LiveRun(pid: pid, socket: path)  // listening, with a full backlog
       case .stale:
-        if UnixSocket.isSocketFile(path) { unlink(path) }
+        if UnixSocket.isSocketFile(path) {
+          unlink(path)
+          unlink(RunDescription.path(besideSocket: path))
+        }
         return nil
       case .missing, .failed:
         return nil
@@ -59,7 +68,8 @@ extension ControlClient {
     return answer.dataObject["run"]
   }
 
-  /// The run `selection` names among those in progress in `folder`.
+  /// The run `selection` names among those in progress in `folder`, chosen from the folder
+  /// alone: no run is sent a request.
   public static func choose(_ selection: Selection, in folder: String = ControlFolder.path()) -> Result<
     LiveRun, SelectionFailure
   > {
@@ -70,10 +80,7 @@ extension ControlClient {
       return .failure(SelectionFailure(description: "no run with pid \(pid) is in progress" + listing(runs)))
     case .manifest(let path):
       let wanted = AbsolutePath.of(path)
-      // Choosing a run waits as long as any request does: a busy run must not be missed.
-      let matching = runs.filter { run in
-        runObject(of: run, timeout: answerTimeout)?["manifest"]?.stringValue.map { samePath($0, wanted) } ?? false
-      }
+      let matching = runs.filter { run in run.description.map { samePath($0.manifest, wanted) } ?? false }
       return pickOne(matching, of: runs, what: "of '\(wanted)' ")
     case .only:
       return pickOne(runs, of: runs, what: "of this user ")

@@ -114,14 +114,22 @@ public enum ControlCommandLine {
     return String(decoding: line[start..<end], as: UTF8.self)
   }
 
-  /// A printer over the graph of the run's manifest, when the run names it and it loads.
+  /// A printer over the run's own graph (its manifest, its targets) with the run's own
+  /// options, as its ``RunDescription`` gives them; lines are shown plainly when there is none
+  /// or the manifest no longer loads.
   private static func humanPrinter(for run: ControlClient.LiveRun, _ out: OutputSink) -> WatchPrinter {
-    let manifest = ControlClient.runObject(of: run)?["manifest"]?.stringValue
-    let graph = manifest.flatMap { try? ManifestFile.graph(path: $0, defaultMaxConcurrent: 1).get() }
+    let description = run.description
+    let graph = description.flatMap { description -> JobGraph? in
+      guard let whole = try? ManifestFile.graph(path: description.manifest, defaultMaxConcurrent: 1).get() else {
+        return nil
+      }
+      return description.targets.isEmpty ? whole : try? whole.restricted(to: description.targets)
+    }
     let noColor = ControlFolder.environment("NO_COLOR") != nil
     let color = Terminal.isTerminal(STDOUT_FILENO) && !noColor && ControlFolder.environment("TERM") != "dumb"
+    let options = description?.humanOptions(color: color) ?? HumanOptions(color: color)
     let err = OutputSink(fileDescriptor: STDERR_FILENO, lineBuffered: true)
-    return WatchPrinter(graph: graph, options: HumanOptions(color: color), out: out, err: err)
+    return WatchPrinter(graph: graph, options: options, out: out, err: err, ownPID: getpid())
   }
 
   private static func fail(_ message: String, _ status: Int32) -> Int32 {

@@ -5,12 +5,12 @@ public enum TimeText {
   /// A time since the run started, in seconds with millisecond precision: `0.003s`,
   /// `83.120s`. One unit for the whole timeline keeps lines sortable and greppable.
   public static func timestamp(_ seconds: Double) -> String {
-    DecimalText.string(max(seconds, 0), fractionDigits: 3) + "s"
+    DecimalText.string(max(asRecorded(seconds), 0), fractionDigits: 3) + "s"
   }
 
   /// A duration for reading: `0.30s`, `12.41s`, `2m03s`, `1h02m03s`.
   public static func duration(_ seconds: Double) -> String {
-    let seconds = seconds.isFinite ? max(seconds, 0) : 0
+    let seconds = seconds.isFinite ? max(asRecorded(seconds), 0) : 0
     // Below this, two decimals would still read less than 60.00s.
     guard seconds >= 59.995 else {
       return DecimalText.string(seconds, fractionDigits: 2) + "s"
@@ -21,6 +21,15 @@ public enum TimeText {
     let rest = whole % 60
     let minutesAndSeconds = "\(minutes)m" + twoDigits(rest) + "s"
     return hours == 0 ? minutesAndSeconds : "\(hours)h" + twoDigits(minutes) + "m" + twoDigits(rest) + "s"
+  }
+
+  /// `seconds` as the event stream records a time or a duration: to the microsecond, the
+  /// number its text reads back as. Shown from this, a time is the same whether a view has it
+  /// from the run itself or reads it back from the stream (`oprun ctl watch`): rounded once,
+  /// never twice.
+  static func asRecorded(_ seconds: Double) -> Double {
+    guard seconds.isFinite, seconds.magnitude < 9e12 else { return seconds }
+    return (seconds * 1e6).rounded() / 1e6
   }
 
   /// A Unix time as local `YYYY-MM-DD HH:MM:SS`; nil for a time that is none.

@@ -76,7 +76,7 @@ final class RunSession {
       driver.warn("cannot trap signals: \(error)")
     }
 
-    let (control, controlWarning) = openControlChannel(driver: driver)
+    let (control, controlWarning) = openControlChannel(driver: driver, identity: identity)
     if let controlWarning { warnings.append(controlWarning) }
     driver.start(run: identity, control: control?.path, warnings: warnings)
     if human.options.statusLineColumns != nil { refreshStatusLine(of: human, driver: driver, terminal: humanFD) }

@@ -50,6 +50,12 @@ final class ControlScene: @unchecked Sendable {
     return StartedCtl(process: process, logs: logs)
   }
 
+  /// The description the run of `pid` keeps beside its socket, parsed; nil when there is none.
+  func description(of pid: Int32) -> [String: Any]? {
+    guard let data = FileManager.default.contents(atPath: socketFolder + "/\(pid).json") else { return nil }
+    return try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+  }
+
   /// The sockets in the runtime folder now.
   var sockets: [String] {
     ((try? FileManager.default.contentsOfDirectory(atPath: socketFolder)) ?? []).filter { $0.hasSuffix(".sock") }

@@ -64,22 +64,31 @@ import Testing
     #expect(refused.data.isEmpty)
   }
 
-  @Test func theManifestChoosesTheRunWhoseStatusNamesIt() throws {
+  /// From the description each run writes beside its socket: no run is asked anything, and a
+  /// socket without one (another run) is not taken for the manifest's.
+  @Test func theManifestChoosesTheRunWhoseDescriptionNamesItAskingNothing() throws {
     let folder = try makeTemporaryDirectory()
     defer { removeTree(folder) }
     let manifest = folder + "/jobs.yaml"
     _ = FileManager.default.createFile(atPath: manifest, contents: Data("jobs: {}".utf8))
-    let server = try ThreadedChannel(folder: folder + "/runs") { _ in
-      ControlAnswer(ok: true, data: Array(#""run":{"pid":1,"manifest":\#(JSONText.string(manifest))}"#.utf8))
+    let description = RunDescription(
+      pid: getpid(), run: "r", manifest: manifest, started: 0, targets: ["a"], outputMode: .grouped,
+      verbosity: .verbose, githubActions: false)
+    let asked = Counter()
+    let server = try ThreadedChannel(folder: folder + "/runs", description: description) { _ in
+      asked.add()
+      return .refused("asked")
     }
     let other = try UnixSocket.listen(at: folder + "/runs/1.sock", backlog: 4).get()
     defer { close(other) }
 
     let chosen = try ControlClient.choose(.manifest(manifest), in: folder + "/runs").get()
     #expect(chosen.socket == server.path)
+    #expect(chosen.description == description)
     #expect(
       failure(ControlClient.choose(.manifest(folder + "/other.yaml"), in: folder + "/runs"))?.hasPrefix(
         "no run of '\(folder)/other.yaml' is in progress") == true)
+    #expect(asked.value == 0)
   }
 
   @Test func aClosedConnectionOrASilentRunIsAFailureNotAHang() throws {
@@ -145,14 +154,17 @@ final class ThreadedChannel: @unchecked Sendable {
 
   init(
     folder: String? = nil, history: [String] = [], finishingAfterARequest: Bool = false,
-    answer: @escaping @Sendable (ControlRequest) -> ControlAnswer
+    description: RunDescription? = nil, answer: @escaping @Sendable (ControlRequest) -> ControlAnswer
   ) throws {
     ownsFolder = folder == nil
     self.folder = try folder ?? makeTemporaryDirectory() + "/oprun"
     path = ControlFolder.socketPath(in: self.folder, pid: getpid())
     let ready = DispatchSemaphore(value: 0)
     let thread = Thread { [self, folder = self.folder] in
-      serve(in: folder, history: history, finishingAfterARequest: finishingAfterARequest, answer: answer) {
+      serve(
+        in: folder, history: history, finishingAfterARequest: finishingAfterARequest, description: description,
+        answer: answer
+      ) {
         ready.signal()
       }
     }
@@ -162,13 +174,15 @@ final class ThreadedChannel: @unchecked Sendable {
   }
 
   private func serve(
-    in folder: String, history: [String], finishingAfterARequest: Bool,
+    in folder: String, history: [String], finishingAfterARequest: Bool, description: RunDescription?,
     answer: @escaping (ControlRequest) -> ControlAnswer, opened: () -> Void
   ) {
     defer { lock.withLock { stopped = true } }
     let loop = EventLoop()
     var finish: () -> Void = {}
-    let result = ControlChannel.open(graph: makeGraph(jobs: ["a"]), loop: loop, folder: folder) { command in
+    let result = ControlChannel.open(
+      graph: makeGraph(jobs: ["a"]), loop: loop, folder: folder, description: description
+    ) { command in
       guard case .control(let request, let reply) = command else { return }
       reply.send(answer(request))
       if finishingAfterARequest { loop.schedule(after: 0) { finish() } }
@@ -193,4 +207,13 @@ final class ThreadedChannel: @unchecked Sendable {
     while !lock.withLock({ stopped }) { usleep(1000) }
     if ownsFolder { removeTree((folder as NSString).deletingLastPathComponent) }
   }
+}
+
+/// A count taken on one thread and read on another.
+final class Counter: @unchecked Sendable {
+  private let lock = NSLock()
+  private var count = 0
+
+  func add() { lock.withLock { count += 1 } }
+  var value: Int { lock.withLock { count } }
 }
