@@ -224,8 +224,8 @@ private struct InstanceMaker {
     description = job.description.flatMap(compile)
     env = job.env.map { compile($0.value) }
     dependencies = job.dependencies.map { compile($0.value) }
-    inputs = job.inputs.map(compile)
-    outputs = job.outputs.map(compile)
+    inputs = job.inputs.map { compile($0.value) }
+    outputs = job.outputs.map { compile($0.value) }
   }
 
   func instance(values: [String]) -> JobSpec {
@@ -241,8 +241,8 @@ private struct InstanceMaker {
     for (index, text) in dependencies.enumerated() {
       if let text { instance.dependencies[index].value = text.filled(values) }
     }
-    for (index, text) in inputs.enumerated() { if let text { instance.inputs[index] = text.filled(values) } }
-    for (index, text) in outputs.enumerated() { if let text { instance.outputs[index] = text.filled(values) } }
+    for (index, text) in inputs.enumerated() { if let text { instance.inputs[index].value = text.filled(values) } }
+    for (index, text) in outputs.enumerated() { if let text { instance.outputs[index].value = text.filled(values) } }
     return instance
   }
 }
