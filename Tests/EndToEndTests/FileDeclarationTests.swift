@@ -52,4 +52,20 @@ import Testing
     #expect(folder.events.executedJobs == ["setup"])
     #expect(folder.read("setup.log") == "ran\nagain\n")
   }
+
+  @Test func checkWarnsOfAnInputPatternThatMatchesNoFileAndSaysHowToNameABracket() throws {
+    let folder = try Scratch()
+    try folder.write("data[1].csv", "1\n")
+    try folder.manifest("jobs:\n  load:\n    command: cat 'data[1].csv'\n    inputs: [\"data[1].csv\"]\n")
+    let check = try runOprun(["check", "jobs.yaml"], in: folder)
+    #expect(check.status == 0)
+    #expect(
+      check.stderr
+        == "oprun: warning: jobs.yaml:4:14: input 'data[1].csv' of job 'load' matches no file; '[...]' matches "
+        + "one character of a set: write 'data\\[1\\].csv' for a name with brackets\n")
+    try folder.manifest("jobs:\n  load:\n    command: cat 'data[1].csv'\n    inputs: ['data\\[1\\].csv']\n")
+    let fixed = try runOprun(["check", "jobs.yaml"], in: folder)
+    #expect(fixed.status == 0)
+    #expect(fixed.stderr == "")
+  }
 }
