@@ -9,41 +9,46 @@ extension GraphBuilder {
   /// stands for every file under it). A pattern with a wildcard is not compared: whether two
   /// of them meet depends on files that do not exist yet. A job whose outputs remove
   /// something with `!` is not taken to write everything under the folders it names.
+  ///
+  /// The instances of a matrix job share their patterns' places: each place is reported
+  /// once, not once per instance.
   mutating func checkFilePaths(_ jobs: [JobNode]) {
     var claims = OutputClaims()
+    var reported: Set<SourceLocation> = []
+    func report(_ message: @autoclosure () -> String, at location: SourceLocation) {
+      if reported.insert(location).inserted { diagnostics.append(Diagnostic(at: location, message())) }
+    }
     for (spec, node) in zip(manifest.jobs, jobs) {
-      for input in spec.inputs { checkStateFolder(input, key: "input", of: node) }
+      for input in spec.inputs {
+        guard let pattern = try? PathPattern.parse(input.value).get(), !pattern.isExclusion,
+          pattern.literalFolder(writtenCwd: node.writtenCwd).isInStateFolder
+        else { continue }
+        report(
+          "input '\(input.value)' of job '\(node.name)' lies inside '.oprun/', which is never an input",
+          at: input.location)
+      }
       let removesOutputs = spec.outputs.contains { $0.value.hasPrefix("!") }
       for output in spec.outputs {
-        guard checkStateFolder(output, key: "output", of: node),
-          let pattern = try? PathPattern.parse(output.value).get(), !pattern.isExclusion, pattern.isLiteral
-        else { continue }
+        guard let pattern = try? PathPattern.parse(output.value).get(), !pattern.isExclusion else { continue }
         let path = pattern.literalFolder(writtenCwd: node.writtenCwd)
+        if path.isInStateFolder {
+          let message =
+            "output '\(output.value)' of job '\(node.name)' lies inside '.oprun/', which oprun keeps for its "
+            + "records; it would never be found"
+          report(message, at: output.location)
+          continue
+        }
+        guard pattern.isLiteral else { continue }
         let claim = OutputClaims.Claim(job: node.id, text: output.value, holdsFolder: !removesOutputs)
         if let clash = claims.clash(of: claim, at: path) {
-          diagnostics.append(Diagnostic(at: output.location, message(output.value, of: node.name, clash)))
+          report(clashMessage(output.value, of: node.name, clash), at: output.location)
         }
         claims.add(claim, at: path)
       }
     }
   }
 
-  /// Reports `pattern` if it can only match inside `.oprun/`; whether it is clear of it.
-  @discardableResult
-  private mutating func checkStateFolder(_ pattern: Located<String>, key: String, of job: JobNode) -> Bool {
-    guard let parsed = try? PathPattern.parse(pattern.value).get(), !parsed.isExclusion,
-      parsed.literalFolder(writtenCwd: job.writtenCwd).isInStateFolder
-    else { return true }
-    let consequence =
-      key == "input" ? "which is never an input" : "which oprun keeps for its records; it would never be found"
-    diagnostics.append(
-      Diagnostic(
-        at: pattern.location,
-        "\(key) '\(pattern.value)' of job '\(job.name)' lies inside '.oprun/', \(consequence)"))
-    return false
-  }
-
-  private func message(_ text: String, of job: String, _ clash: OutputClaims.Clash) -> String {
+  private func clashMessage(_ text: String, of job: String, _ clash: OutputClaims.Clash) -> String {
     let other = "job '\(manifest.jobs[clash.claim.job].name)'"
     switch clash.kind {
     case .same:

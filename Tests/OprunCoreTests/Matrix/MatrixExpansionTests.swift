@@ -173,13 +173,15 @@ import Testing
       """
     }
     #expect(try graph(text("{a: 1, b: x}")).jobs.map(\.name) == ["t[1,y]", "t[2,y]", "t[1,x]"])
-    guard case .failure(let errors) = ManifestLoader.graph(
-      from: SourceText(path: "m.yaml", text: text("{a: 1, b: x}, {a: 2, b: y}")), defaultMaxConcurrent: 1)
+    guard
+      case .failure(let errors) = ManifestLoader.graph(
+        from: SourceText(path: "m.yaml", text: text("{a: 1, b: x}, {a: 2, b: y}")), defaultMaxConcurrent: 1)
     else {
       Issue.record("an include of an instance the product makes was accepted")
       return
     }
-    #expect(errors.diagnostics.map(\.description) == ["m.yaml:7:31: error: this 'include' entry repeats instance 't[2,y]'"])
+    #expect(
+      errors.diagnostics.map(\.description) == ["m.yaml:7:31: error: this 'include' entry repeats instance 't[2,y]'"])
   }
 
   @Test func aHundredThousandInstancesLessSixtyFourThousandExcludedKeepTheRestInOrder() throws {
@@ -196,6 +198,9 @@ import Testing
     #expect(graph.jobs.count == 36_000)
     #expect(graph.jobs.first?.name == "t[64,0]")
     #expect(graph.jobs.last?.name == "t[99,999]")
-    #expect(graph.manifestWarnings.map(\.description) == ["m.yaml:64007:11: warning: exclude {a: 99, b: 1000} of job 't' matches no combination"])
+    #expect(
+      graph.manifestWarnings.map(\.description) == [
+        "m.yaml:64007:11: warning: exclude {a: 99, b: 1000} of job 't' matches no combination"
+      ])
   }
 }
