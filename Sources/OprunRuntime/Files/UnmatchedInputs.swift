@@ -9,19 +9,37 @@ import OprunCore
 /// it runs. A job that waits for others may read what they write, declared or not, so no
 /// look before the run can tell; it is never warned about.
 public enum UnmatchedInputs {
-  /// One warning per pattern, in manifest order, with where the pattern is written.
+  /// One warning per pattern, in manifest order, with where the pattern is written. The
+  /// instances of a matrix job that match one pattern from one folder share a warning.
   public static func warnings(in graph: JobGraph) -> [Diagnostic] {
-    var warnings: [Diagnostic] = []
+    var found: [(pattern: PathPattern, location: SourceLocation, job: JobNode, count: Int)] = []
+    var foundAt: [Place: Int] = [:]
     for job in graph.jobs where job.dependencies.isEmpty && !job.inputs.isEmpty {
       let written = graph.manifest.jobs[job.id].inputs
-      let selection = FileSelection(.inputs(of: job, in: graph))
-      for index in selection.unmatchedPatterns {
+      for index in FileSelection(.inputs(of: job, in: graph)).unmatchedPatterns {
         let pattern = job.inputs[index]
         let location = written.indices.contains(index) ? written[index].location : job.location
-        warnings.append(Diagnostic(.warning, at: location, message(pattern, of: job.name)))
+        let place = Place(text: pattern.text, location: location, folder: job.cwd)
+        if let same = foundAt[place] {
+          found[same].count += 1
+        } else {
+          foundAt[place] = found.count
+          found.append((pattern, location, job, 1))
+        }
       }
     }
-    return warnings
+    return found.map { pattern, location, job, count in
+      var name = "job '\(job.name)'"
+      if count > 1, let instance = job.instance { name = "job '\(instance.template)' (\(count) instances)" }
+      return Diagnostic(.warning, at: location, message(pattern, of: name))
+    }
+  }
+
+  /// A pattern as matched: its text, where it is written, and the folder it is matched from.
+  private struct Place: Hashable {
+    var text: String
+    var location: SourceLocation
+    var folder: String?
   }
 
   /// ``warnings(in:)`` as `oprun check` prints a manifest's warnings: `FILE:LINE:COLUMN: MESSAGE`.
@@ -29,8 +47,9 @@ public enum UnmatchedInputs {
     warnings(in: graph).map { warning in warning.location.map { "\($0): \(warning.message)" } ?? warning.message }
   }
 
+  /// `job` is how the job is named: `job 'load'`.
   static func message(_ pattern: PathPattern, of job: String) -> String {
-    let headline = "input '\(pattern.text)' of job '\(job)' matches no file"
+    let headline = "input '\(pattern.text)' of \(job) matches no file"
     guard holdsClass(pattern.body) else { return headline }
     return headline
       + "; '[...]' matches one character of a set: write '\(escapingBrackets(pattern.text))' for a name with brackets"

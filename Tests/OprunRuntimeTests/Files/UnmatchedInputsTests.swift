@@ -55,3 +55,25 @@ extension String {
     hasPrefix(prefix) ? replacement + dropFirst(prefix.count) : self
   }
 }
+
+@Suite struct UnmatchedInputsOfInstancesTests {
+  @Test func theInstancesOfAMatrixJobShareAWarningWhenTheyMatchFromOneFolder() throws {
+    let tree = try FileTree()
+    tree.write("x86/src/a.c")
+    let manifest = """
+      jobs:
+        build:
+          matrix: {arch: [x86, arm, riscv]}
+          command: make
+          inputs: ["src/*.h", "${{ matrix.arch }}/src/*.c"]
+      """
+    let text = SourceText(path: tree.path("jobs.yaml"), text: manifest)
+    let graph = try ManifestLoader.graph(from: text, defaultMaxConcurrent: 1).get()
+    #expect(
+      UnmatchedInputs.warnings(in: graph).map(\.message) == [
+        "input 'src/*.h' of job 'build' (3 instances) matches no file",
+        "input 'arm/src/*.c' of job 'build[arm]' matches no file",
+        "input 'riscv/src/*.c' of job 'build[riscv]' matches no file",
+      ])
+  }
+}
