@@ -7,7 +7,10 @@ struct Check: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "check",
     abstract: "Check a manifest and report every problem in it; run nothing.",
-    discussion: "Exits with status 2 if the manifest has any problem."
+    discussion: """
+      Exits with status 2 if the manifest has any problem. Warns about each input pattern that \
+      matches no file now, in a job that waits for no other job.
+      """
   )
 
   @Argument(help: "The manifest to check.", completion: .file(extensions: ["yaml", "yml"]))
@@ -16,7 +19,9 @@ struct Check: ParsableCommand {
   func run() throws {
     switch ManifestFile.graph(path: manifest, defaultMaxConcurrent: 1) {
     case .success(let graph):
-      for warning in graph.manifestWarningLines { writeToStandardError("oprun: warning: \(warning)\n") }
+      for warning in graph.manifestWarningLines + UnmatchedInputs.warningLines(in: graph) {
+        writeToStandardError("oprun: warning: \(warning)\n")
+      }
       print("\(manifest): \(counted(graph.jobs.count, "job")) in \(counted(graph.queues.count, "queue")), OK")
     case .failure(let errors):
       writeToStandardError(errors.text)

@@ -757,7 +757,7 @@ private func runShell(_ script: String, arguments: [String] = [], in folder: Scr
 
 extension EventLog {
   /// The jobs that started executing in this run.
-  fileprivate var executedJobs: Set<String> {
+  var executedJobs: Set<String> {
     Set(transitions.filter { $0.string("to") == "executing" }.compactMap { $0.string("job") })
   }
 

@@ -15,8 +15,9 @@ extension GraphBuilder {
       barrier: spec.barrier, interactive: spec.interactive, location: spec.location,
       instance: spec.instance)
     // Each was checked as written; a matrix value holds nothing that could spoil one.
-    node.inputs = spec.inputs.compactMap { try? PathPattern.parse($0).get() }
-    node.outputs = spec.outputs.compactMap { try? PathPattern.parse($0).get() }
+    node.inputs = spec.inputs.compactMap { try? PathPattern.parse($0.value).get() }
+    node.outputs = spec.outputs.compactMap { try? PathPattern.parse($0.value).get() }
+    node.declaresFiles = spec.declaresFiles
     return node
   }
 

@@ -5,7 +5,7 @@ struct GraphBuilder {
 
   let manifest: Manifest
   let defaultMaxConcurrent: Int
-  private(set) var diagnostics: DiagnosticCollector
+  var diagnostics: DiagnosticCollector
   private var queueIDs: [String: QueueID] = [:]
   private var jobIDs: [String: JobID] = [:]
   private var suggestionsMade = 0
@@ -31,6 +31,7 @@ struct GraphBuilder {
     var jobs = resolveJobs(queues: queues)
     fillDependents(&jobs)
     reportCycles(jobs)
+    checkFilePaths(jobs)
     return (queues, jobs)
   }
 

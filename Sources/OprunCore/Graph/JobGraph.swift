@@ -100,9 +100,12 @@ public struct JobNode: Sendable {
   /// What it reads and writes (SPEC §10), relative to where it runs.
   public var inputs: [PathPattern] = []
   public var outputs: [PathPattern] = []
+  /// Its manifest writes `inputs` or `outputs`, an empty list included.
+  public var declaresFiles = false
 
-  /// It declares what it reads or writes: it runs only when something of that changed.
-  public var tracksFiles: Bool { !inputs.isEmpty || !outputs.isEmpty }
+  /// It declares what it reads or writes, if only that it reads no file (`inputs: []`): it
+  /// runs only when something of that changed.
+  public var tracksFiles: Bool { declaresFiles || !inputs.isEmpty || !outputs.isEmpty }
 
   public init(
     id: JobID, name: String, queue: QueueID, dependencies: [JobID], dependents: [JobID] = [],

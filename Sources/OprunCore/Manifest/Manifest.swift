@@ -106,8 +106,11 @@ public struct JobSpec: Sendable {
   /// Which instance of a matrix job this is, once the matrix is expanded.
   public var instance: MatrixInstance?
   /// Path patterns of what it reads and writes (SPEC §10), each valid as written.
-  public var inputs: [String] = []
-  public var outputs: [String] = []
+  public var inputs: [Located<String>] = []
+  public var outputs: [Located<String>] = []
+  /// It writes `inputs` or `outputs` as a list, an empty one included ("depends on no
+  /// file"): it runs only when something it depends on changed.
+  public var declaresFiles = false
 
   public init(
     name: String, location: SourceLocation, commands: [String], dependencies: [Located<String>] = [],

@@ -118,3 +118,89 @@ import Testing
     #expect(graph.jobs[99_999].dependencies == [98_999])
   }
 }
+
+/// `exclude` (SPEC §11): an entry leaves out every combination that has all the values it
+/// names, whichever axes it names, however many entries there are.
+@Suite struct MatrixExcludeTests {
+  private func graph(_ text: String) throws -> JobGraph {
+    try ManifestLoader.graph(from: SourceText(path: "m.yaml", text: text), defaultMaxConcurrent: 1).get()
+  }
+
+  @Test func anEntryThatNamesSomeAxesLeavesOutEveryCombinationWithThoseValues() throws {
+    let text = """
+      jobs:
+        t:
+          matrix:
+            a: [1, 2, 3]
+            b: [x, y]
+            c: [p, q]
+            exclude: [{b: x}, {a: 3, c: q}, {c: p, a: 1}]
+          command: echo
+      """
+    #expect(try graph(text).jobs.map(\.name) == ["t[1,y,q]", "t[2,y,p]", "t[2,y,q]", "t[3,y,p]"])
+  }
+
+  @Test func onlyTheEntriesThatMatchNothingAreWarnedAboutWrittenTwiceOrNot() throws {
+    let text = """
+      jobs:
+        t:
+          matrix:
+            a: [1, 2]
+            b: [x, y]
+            exclude: [{a: 1, b: x}, {b: z}, {a: 1, b: x}, {a: 2}, {a: 2}, {b: y, a: 3}]
+          command: echo
+      """
+    let graph = try graph(text)
+    #expect(graph.jobs.map(\.name) == ["t[1,y]"])
+    #expect(
+      graph.manifestWarnings.map(\.description) == [
+        "m.yaml:6:31: warning: exclude {b: z} of job 't' matches no combination",
+        "m.yaml:6:69: warning: exclude {b: y, a: 3} of job 't' matches no combination",
+      ])
+  }
+
+  @Test func anIncludeOfAnExcludedCombinationAddsItAtTheEndAndRepeatsNothing() throws {
+    let text = { (include: String) in
+      """
+      jobs:
+        t:
+          matrix:
+            a: [1, 2]
+            b: [x, y]
+            exclude: [{b: x}]
+            include: [\(include)]
+          command: echo
+      """
+    }
+    #expect(try graph(text("{a: 1, b: x}")).jobs.map(\.name) == ["t[1,y]", "t[2,y]", "t[1,x]"])
+    guard
+      case .failure(let errors) = ManifestLoader.graph(
+        from: SourceText(path: "m.yaml", text: text("{a: 1, b: x}, {a: 2, b: y}")), defaultMaxConcurrent: 1)
+    else {
+      Issue.record("an include of an instance the product makes was accepted")
+      return
+    }
+    #expect(
+      errors.diagnostics.map(\.description) == ["m.yaml:7:31: error: this 'include' entry repeats instance 't[2,y]'"])
+  }
+
+  @Test func aHundredThousandInstancesLessSixtyFourThousandExcludedKeepTheRestInOrder() throws {
+    var text = "jobs:\n  t:\n    matrix:\n"
+    text += "      a: [\((0..<100).map(String.init).joined(separator: ", "))]\n"
+    text += "      b: [\((0..<1000).map(String.init).joined(separator: ", "))]\n"
+    text += "      exclude:\n"
+    for a in 0..<64 {
+      for b in 0..<1000 { text += "        - {a: \(a), b: \(b)}\n" }
+    }
+    text += "        - {a: 99, b: 1000}\n"
+    text += "    command: echo\n"
+    let graph = try graph(text)
+    #expect(graph.jobs.count == 36_000)
+    #expect(graph.jobs.first?.name == "t[64,0]")
+    #expect(graph.jobs.last?.name == "t[99,999]")
+    #expect(
+      graph.manifestWarnings.map(\.description) == [
+        "m.yaml:64007:11: warning: exclude {a: 99, b: 1000} of job 't' matches no combination"
+      ])
+  }
+}

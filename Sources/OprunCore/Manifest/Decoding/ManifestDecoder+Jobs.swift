@@ -86,8 +86,12 @@ extension ManifestDecoder {
     case .description: job.description = string(value, expected: "a description")
     case .interactive: job.interactive = boolean(value, key: "interactive") ?? false
     case .matrix: break
-    case .inputs: job.inputs = pathPatterns(value, key: key)
-    case .outputs: job.outputs = pathPatterns(value, key: key)
+    case .inputs:
+      job.inputs = pathPatterns(value, key: key)
+      job.declaresFiles = job.declaresFiles || tree[value].kind == .sequence
+    case .outputs:
+      job.outputs = pathPatterns(value, key: key)
+      job.declaresFiles = job.declaresFiles || tree[value].kind == .sequence
     }
   }
 
@@ -112,19 +116,19 @@ extension ManifestDecoder {
   }
 
   /// A list of path patterns (SPEC §10), each checked where it is written.
-  private mutating func pathPatterns(_ node: Int32, key: JobKey) -> [String] {
+  private mutating func pathPatterns(_ node: Int32, key: JobKey) -> [Located<String>] {
     guard tree[node].kind == .sequence else {
       reportWrongType(node, expected: "a list of paths and patterns")
       return []
     }
-    var patterns: [String] = []
+    var patterns: [Located<String>] = []
     for item in tree.children(of: node) {
       guard tree[item].kind == .scalar, !tree[item].isNull || tree[item].text.isEmpty else {
         reportWrongType(item, expected: "a path or pattern")
         continue
       }
       switch PathPattern.parse(tree[item].text) {
-      case .success(let pattern): patterns.append(pattern.text)
+      case .success(let pattern): patterns.append(Located(pattern.text, at: location(item)))
       // A NUL is reported where the YAML is read, in any string.
       case .failure(.containsNUL): continue
       case .failure(let error): report(item, "\(error.message) in '\(key.word)'")

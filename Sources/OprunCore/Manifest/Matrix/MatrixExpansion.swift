@@ -88,7 +88,8 @@ enum MatrixExpansion {
 
   // Maps the walk: an odometer over the axes' value indices (the last axis turns fastest)
   // yields the product in order; each combination an `exclude` entry matches is left out
-  // and the entry marked as used; then each `include` is checked against what is there.
+  // and the entry marked as used (one hash lookup per set of axes the entries name, see
+  // ``MatrixExclusions``); then each `include` is checked against what is there.
   private static func appendInstances(
     of job: JobSpec, _ matrix: MatrixSpec, to made: inout [JobSpec],
     reportingTo diagnostics: inout DiagnosticCollector
@@ -99,7 +100,7 @@ enum MatrixExpansion {
       Dictionary(axis.values.enumerated().map { ($1.value, $0) }, uniquingKeysWith: { first, _ in first })
     }
     // Each exclude entry as (axis, value index) pairs; nil when it names a value the axis lacks.
-    let excludes: [[(axis: Int, value: Int)]?] = matrix.exclude.map { entry in
+    let entries: [[(axis: Int, value: Int)]?] = matrix.exclude.map { entry in
       var pairs: [(axis: Int, value: Int)] = []
       for (axis, value) in entry.values {
         guard let a = axisIndex[axis.value], let v = valueIndex[a][value.value] else { return nil }
@@ -107,16 +108,7 @@ enum MatrixExpansion {
       }
       return pairs
     }
-    var excludeUsed = [Bool](repeating: false, count: excludes.count)
-    func excluded(_ combination: [Int]) -> Bool {
-      var isExcluded = false
-      for (index, pairs) in excludes.enumerated() {
-        guard let pairs, pairs.allSatisfy({ combination[$0.axis] == $0.value }) else { continue }
-        excludeUsed[index] = true
-        isExcluded = true
-      }
-      return isExcluded
-    }
+    var exclusions = MatrixExclusions(entries, axisSizes: matrix.axes.map(\.values.count))
 
     let expander = InstanceMaker(job: job, axes: axes, axisIndex: axisIndex)
     let firstMade = made.count
@@ -124,7 +116,7 @@ enum MatrixExpansion {
     var productCount = 0
     walk: while true {
       productCount += 1
-      if !excluded(combination) {
+      if !exclusions.leavesOut(combination) {
         made.append(expander.instance(values: combination.enumerated().map { matrix.axes[$0].values[$1].value }))
       }
       var axis = combination.count - 1
@@ -136,7 +128,8 @@ enum MatrixExpansion {
       }
       break
     }
-    for (index, entry) in matrix.exclude.enumerated() where !excludeUsed[index] {
+    for index in exclusions.unmatchedEntries {
+      let entry = matrix.exclude[index]
       let written = entry.values.map { "\($0.axis.value): \($0.value.value)" }.joined(separator: ", ")
       diagnostics.append(
         Diagnostic(
@@ -153,7 +146,7 @@ enum MatrixExpansion {
       guard values.allSatisfy({ $0 != nil }) else { continue }
       let complete = values.map { $0! }
       let indices = complete.enumerated().map { valueIndex[$0][$1] }
-      let inProduct = indices.allSatisfy { $0 != nil } && !excluded(indices.map { $0! })
+      let inProduct = indices.allSatisfy { $0 != nil } && !exclusions.wouldLeaveOut(indices.map { $0! })
       guard !inProduct, included.insert(complete).inserted else {
         let name = MatrixInstance.name(template: job.name, values: complete)
         diagnostics.append(Diagnostic(at: entry.location, "this 'include' entry repeats instance '\(name)'"))
@@ -231,8 +224,8 @@ private struct InstanceMaker {
     description = job.description.flatMap(compile)
     env = job.env.map { compile($0.value) }
     dependencies = job.dependencies.map { compile($0.value) }
-    inputs = job.inputs.map(compile)
-    outputs = job.outputs.map(compile)
+    inputs = job.inputs.map { compile($0.value) }
+    outputs = job.outputs.map { compile($0.value) }
   }
 
   func instance(values: [String]) -> JobSpec {
@@ -248,8 +241,8 @@ private struct InstanceMaker {
     for (index, text) in dependencies.enumerated() {
       if let text { instance.dependencies[index].value = text.filled(values) }
     }
-    for (index, text) in inputs.enumerated() { if let text { instance.inputs[index] = text.filled(values) } }
-    for (index, text) in outputs.enumerated() { if let text { instance.outputs[index] = text.filled(values) } }
+    for (index, text) in inputs.enumerated() { if let text { instance.inputs[index].value = text.filled(values) } }
+    for (index, text) in outputs.enumerated() { if let text { instance.outputs[index].value = text.filled(values) } }
     return instance
   }
 }
