@@ -32,12 +32,13 @@ extension RunPlan {
     if !configuration.dryRun {
       if configuration.backend == .slurm, case .failure(let refusal) = state {
         return .failure(
-          RunCommandLine.Message("oprun: error: --backend slurm keeps the jobs' output in .oprun/: \(refusal.problem)\n"))
+          RunCommandLine.Message(
+            "oprun: error: --backend slurm keeps the jobs' output in .oprun/: \(refusal.problem)\n"))
       }
       switch fitted(graph, to: configuration.backend) {
-      case .success(let (fitted, fitWarnings)):
-        graph = fitted
-        warnings += fitWarnings
+      case .success(let fitted):
+        graph = fitted.graph
+        warnings += fitted.warnings
       case .failure(let message): return .failure(message)
       }
     }
@@ -78,18 +79,25 @@ extension RunPlan {
 
   /// `graph` as `backend` can run it — a cluster checked and without what it cannot do — and
   /// within the descriptors this process may open (the limit raised first).
-  private static func fitted(_ graph: JobGraph, to backend: Backend) -> Result<(JobGraph, [String]), RunCommandLine.Message>
-  {
+  private static func fitted(_ graph: JobGraph, to backend: Backend) -> Result<Fitted, RunCommandLine.Message> {
     var graph = graph
     var warnings: [String] = []
     if backend == .slurm {
-      if let problem = SlurmPreflight.problem() { return .failure(RunCommandLine.Message("oprun: error: \(problem)\n")) }
+      if let problem = SlurmPreflight.problem() {
+        return .failure(RunCommandLine.Message("oprun: error: \(problem)\n"))
+      }
       (graph, warnings) = SlurmPreflight.fitting(graph)
     }
     let descriptorWarning: String?
     (graph, descriptorWarning) = DescriptorBudget.raised(toRun: graph).fitting(graph)
     if let descriptorWarning { warnings.append(descriptorWarning) }
-    return .success((graph, warnings))
+    return .success(Fitted(graph: graph, warnings: warnings))
+  }
+
+  /// A graph fitted to its backend, and what fitting it changed.
+  private struct Fitted {
+    var graph: JobGraph
+    var warnings: [String]
   }
 
   /// `-n`: the order a serial run would start the jobs, and why each runs or not.

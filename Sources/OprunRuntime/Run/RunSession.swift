@@ -84,7 +84,9 @@ final class RunSession {
     control?.stopListening()
     let status = driver.finish()
     hasher?.cache.save()
-    if let journal, let fileRecords = plan.fileRecords { removeListingsNoLongerNamed(after: journal, records: fileRecords) }
+    if let journal, let fileRecords = plan.fileRecords {
+      removeListingsNoLongerNamed(after: journal, records: fileRecords)
+    }
     control?.finish()
     output.drain(alongWith: { control?.isDrained ?? true })
     control?.close()

@@ -101,7 +101,8 @@ struct FileTracker {
     if decision == .upToDate {
       results[job] = check.resultWhenUpToDate(in: graph)
       // Up to date: its outputs are the recorded ones, file for file, so this carries them forward.
-      finishedFiles[job] = FinishedFiles(recorded: check.recordedFiles(outputs: outputs, in: graph), inputs: inputs.listing)
+      finishedFiles[job] = FinishedFiles(
+        recorded: check.recordedFiles(outputs: outputs, in: graph), inputs: inputs.listing)
     }
     return decision
   }

@@ -83,7 +83,8 @@ import Testing
     _ = files.received(.outputs(FakeFileChecker.file("app", "old")), of: build, in: graph)
     _ = files.awaitsOutputs(of: build, attempt: 1, termination: .exited(0))
     _ = files.afterAttempt(.inputsAfterAttempt(FakeFileChecker.file("src", "A"), attempt: 1), of: build, in: graph)
-    let ended = files.afterAttempt(.outputsAfterAttempt(FakeFileChecker.file("app", "fromA"), attempt: 1), of: build, in: graph)
+    let ended = files.afterAttempt(
+      .outputsAfterAttempt(FakeFileChecker.file("app", "fromA"), attempt: 1), of: build, in: graph)
     #expect(ended?.succeeded == true)
     var transition = finished(build, .succeeded)
     files.annotate(&transition)
