@@ -56,19 +56,13 @@ import Testing
   }
 }
 
-/// SplitMix64, and events made of its numbers: every kind, each field filled or left out.
+/// Events made of SplitMix64's numbers: every kind, each field filled or left out.
 private struct Random {
-  var state: UInt64
+  var generator: SplitMix64
 
-  init(seed: UInt64) { state = seed }
+  init(seed: UInt64) { generator = SplitMix64(seed: seed) }
 
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
+  mutating func next() -> UInt64 { generator.next() }
 
   mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
   mutating func chance() -> Bool { next() & 1 == 0 }
