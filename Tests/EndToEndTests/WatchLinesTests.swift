@@ -82,4 +82,38 @@ import Testing
     let shown = finished.stdout.split(separator: "\n").filter { $0.contains("s  control ") }
     #expect(shown.count == 2, "\(finished.stdout)")
   }
+
+  /// A watcher stopped by SIGSTOP while a job prints 20 MB: the run drops it and ends
+  /// without waiting for it; continued, it reads what it was sent, then `watch-dropped`.
+  @Test func aStoppedWatcherCostsTheRunNothingAndReadsWatchDroppedWhenContinued() throws {
+    let scene = try ControlScene()
+    try scene.folder.manifest(
+      """
+      name: main
+      jobs:
+        flood: {command: "\(waitFor("go")); yes 0123456789012345678901234567890123456789 | head -n 500000"}
+      """)
+    let run = try scene.startRun()
+    try waitUntil("flood executing") { run.log.executed("flood") }
+    let watch = try scene.startCtl(["watch", "--json"])
+    try waitUntil("the watcher attached") {
+      watch.process.standardOutput.contains("flood") || !watch.process.process.isRunning
+    }
+    watch.process.send(SIGSTOP)
+    defer { watch.process.send(SIGCONT) }
+    scene.folder.touch("go")
+    let finished = run.process.wait()
+    #expect(finished.status == 0, "\(finished.stderr)")
+    #expect(run.log.named("run-finished").count == 1)
+
+    watch.process.send(SIGCONT)
+    let watched = watch.wait()
+    #expect(watched.status == 1)
+    #expect(watched.stderr == "oprun: error: the run dropped this watcher: it fell behind the run\n")
+    let lines = watched.stdout.split(separator: "\n")
+    #expect(lines.last == #"{"event":"watch-dropped"}"#)
+    // Whole lines up to it, each an event of the run.
+    #expect(lines.dropLast().allSatisfy { $0.hasPrefix(#"{"t":"#) && $0.hasSuffix("}") })
+    #expect(lines.count < 500_000)
+  }
 }

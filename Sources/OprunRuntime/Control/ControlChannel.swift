@@ -11,8 +11,8 @@ import OprunCore
 ///
 /// Its life in a run: ``open(graph:loop:limits:folder:apply:)`` before the run starts (its
 /// ``recorder`` observing the run from the first event), ``stopListening()`` when the last
-/// job has finished, ``finish()`` after the last event, then the loop served until
-/// ``isDrained``, then ``close()``. The socket file is removed by ``stopListening()`` (or
+/// job has finished, ``finish()`` after the last event, which closes every connection without
+/// waiting for any. The socket file is removed by ``stopListening()`` (or
 /// when the channel is released), whatever ended the run.
 public final class ControlChannel {
   /// The socket's path.
@@ -29,7 +29,6 @@ public final class ControlChannel {
   private let socketIdentity: FileIdentity?
   private var connections: [ObjectIdentifier: ControlConnection] = [:]
   private var acceptPauseTimer: TimerID?
-  private var finalDeadline: TimerID?
   /// The run's ``RunDescription`` beside the socket, until it is removed with it.
   private var descriptionPath: String?
 
@@ -101,8 +100,7 @@ public final class ControlChannel {
     }
   }
 
-  /// Whether every connection is closed: what the end of a run waits for (bounded by
-  /// ``ControlLimits/finalDrainLimit`` after ``finish()``).
+  /// Whether every connection is closed: always, once ``finish()`` has been called.
   public var isDrained: Bool { connections.isEmpty }
 
   /// The last job has finished: the socket is closed and removed, and clients whose request
@@ -121,26 +119,21 @@ public final class ControlChannel {
     }
   }
 
-  /// The run's last event is recorded: watchers are sent the rest of the history and closed.
-  /// One that takes nothing for ``ControlLimits/finalDrain`` seconds is closed before, and
-  /// whatever is open ``ControlLimits/finalDrainLimit`` seconds from now is closed then.
+  /// The run's last event is recorded, and the run ends without waiting for any client:
+  /// each watcher is sent the rest of the history as far as its socket takes it now (one
+  /// that cannot take all of it is dropped, see `ControlConnection+Watching.swift`), an
+  /// answer is written as far as its socket takes it, and every connection is closed.
   public func finish() {
     stopListening()
     if !connections.isEmpty { recordLive() }
     history.complete()
     for connection in Array(connections.values) { connection.historyCompleted() }
-    guard !connections.isEmpty, finalDeadline == nil else { return }
-    finalDeadline = loop.schedule(after: limits.finalDrainLimit) { [weak self] in
-      self?.finalDeadline = nil
-      self?.close()
-    }
+    close()
   }
 
   /// Closes every connection and the socket, at once.
   public func close() {
     stopListening()
-    finalDeadline.map(loop.cancelTimer)
-    finalDeadline = nil
     for connection in Array(connections.values) { connection.close() }
   }
 

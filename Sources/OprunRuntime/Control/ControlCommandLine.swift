@@ -88,7 +88,10 @@ public enum ControlCommandLine {
       }
       lastEvent = eventName(of: line)
       if lastEvent == "watch-dropped" {
-        return fail("the run dropped this watcher: it fell 8 MiB behind", ExitStatus.failure)
+        // With --json the stream is printed as it came, its last line included.
+        if printer == nil { out.write(line + [UInt8(ascii: "\n")]) }
+        out.flush()
+        return fail("the run dropped this watcher: it fell behind the run", ExitStatus.failure)
       }
       if let printer {
         if let value = try? JSONValue.parse(line).get() { printer.show(value) }

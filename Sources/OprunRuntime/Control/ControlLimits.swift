@@ -4,7 +4,7 @@ public struct ControlLimits: Sendable {
   /// Seconds a client has to send its whole request line: 10. A script sends it at once;
   /// a client that connects and says nothing, or trickles, is answered with an error then.
   public var requestTimeout: Double = 10
-  /// Seconds a client has to take its answer, and a dropped watcher its last line: 10.
+  /// Seconds a client has to take its answer while the run goes on: 10.
   public var answerTimeout: Double = 10
   /// Connections at most that are not watching (each holds up to a request line, 64 KiB):
   /// 64. Further ones are answered `busy` and closed at once.
@@ -17,12 +17,6 @@ public struct ControlLimits: Sendable {
   /// Bytes of history handed to a watcher's socket at a time: 64 KiB, also about what a
   /// watcher holds in memory.
   public var watchChunk = 64 << 10
-  /// Seconds a watcher may go without taking anything once the run is over before it is
-  /// closed: 2 (one that is reading takes something every few milliseconds).
-  public var finalDrain: Double = 2
-  /// Seconds at most that oprun waits, once the run is over, for its watchers to take the
-  /// end of the stream: 10, however much of it they still have to read.
-  public var finalDrainLimit: Double = 10
   /// Seconds accepting pauses when oprun is out of descriptors, rather than spin: 0.1.
   public var acceptPause: Double = 0.1
 

@@ -94,6 +94,34 @@ enum UnixSocket {
   static func sendNow(_ fd: Int32, _ bytes: [UInt8]) -> Int {
     bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
   }
+
+  /// Sends `bytes` now, behind whatever the peer has not read, without waiting: a full socket
+  /// has its send buffer raised to the largest a user may set (Linux doubles the value asked
+  /// for, up to twice `net.core.wmem_max`, above the default a socket starts with), which
+  /// makes room for a last line however little the peer reads. Returns how many bytes went
+  /// (a write of up to half the buffer goes whole or not at all).
+  @discardableResult
+  static func sendLast(_ fd: Int32, _ bytes: [UInt8]) -> Int {
+    var sent = 0
+    var raised = false
+    while sent < bytes.count {
+      let count = bytes[sent...].withUnsafeBytes {
+        send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
+      }
+      if count > 0 {
+        sent += count
+      } else if count < 0, errno == EINTR {
+        continue
+      } else if count < 0, errno == EAGAIN, !raised {
+        raised = true
+        var size = Int32.max
+        setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+      } else {
+        return sent
+      }
+    }
+    return sent
+  }
 }
 
 /// A file's device and inode.

@@ -90,6 +90,38 @@ final class WatchHistory {
     return .success(bytes)
   }
 
+  /// The history's bytes in `range`, which need not start or end at a line boundary.
+  func bytes(in range: Range<Int>) -> Result<[UInt8], SystemError> {
+    precondition(range.lowerBound >= 0 && range.upperBound <= length, "outside the history")
+    return read(range)
+  }
+
+  /// The end of the line `offset` falls in, newline included: what follows `offset` up to
+  /// the next line boundary; empty when `offset` is one (or the end of the history).
+  func restOfLine(from offset: Int) -> Result<[UInt8], SystemError> {
+    guard offset > 0, offset < length else { return .success([]) }
+    var bytes: [UInt8] = []
+    var start = offset - 1
+    while start < length {
+      let end = min(start + Self.tailCapacity, length)
+      switch read(start..<end) {
+      case .failure(let error):
+        return .failure(error)
+      case .success(var read):
+        if start == offset - 1 {
+          // The byte before `offset` says whether a line ends there.
+          if read.first == UInt8(ascii: "\n") { return .success([]) }
+          read.removeFirst()
+        }
+        if let newline = read.firstIndex(of: UInt8(ascii: "\n")) { return .success(bytes + read[...newline]) }
+        bytes += read
+      }
+      start = end
+    }
+    // Unreachable while the invariant holds: every line ends in a newline.
+    return .success(bytes)
+  }
+
   private func read(_ range: Range<Int>) -> Result<[UInt8], SystemError> {
     var bytes = [UInt8]()
     bytes.reserveCapacity(range.count)

@@ -166,6 +166,19 @@ public final class OutputSink {
     if !isWaitingForWritable { writeQueued() }
   }
 
+  /// Forgets everything accepted and not yet written, at once: none of it is ever written,
+  /// not even by the last try of `deinit`. For a reader that is given up on (a dropped
+  /// watcher), whose descriptor then holds exactly what it was sent.
+  public func discardQueued() {
+    queue.removeAll(keepingCapacity: false)
+    queueStart = 0
+    later = []
+    trailing = []
+    laterByteCount = 0
+    stopWaitingForWritable()
+    updateCongestion()
+  }
+
   /// Appends `count` bytes of `file` from `offset`. They are read back a piece at a time
   /// when the descriptor can take them, never all at once; the file stays open until then.
   func write(_ file: SpillFile, from offset: Int, count: Int) {

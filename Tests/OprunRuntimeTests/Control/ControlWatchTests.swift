@@ -124,10 +124,17 @@ import Testing
     harness.record(events)
     #expect(harness.channel.history.length > 8 << 20)
     let watcher = try attachWatcher(harness)
+    // More is recorded while it reads the history: the run goes on, and it is not dropped.
+    let more = (0..<10).map { output(0, text, at: 12 + Double($0)) }
+    harness.record(more)
+    let expected = ([Self.okLine] + Self.encoded(events + more, graph: harness.graph)).reduce(0) {
+      $0 + $1.utf8.count + 1
+    }
+    runLoop(harness.loop) { watcher.received.count >= expected || watcher.isClosed }
     harness.channel.finish()
     runLoop(harness.loop) { watcher.isClosed }
-    #expect(watcher.lines.count == 1 + events.count)
-    #expect(watcher.lines.last == Self.encoded([events.last!], graph: harness.graph)[0])
+    #expect(watcher.lines.count == 1 + events.count + more.count)
+    #expect(watcher.lines.last == Self.encoded([more.last!], graph: harness.graph)[0])
   }
 
   @Test func aWatcherThatFallsEightMiBBehindIsDroppedWhileTheLoopGoesOnServing() throws {
@@ -168,59 +175,45 @@ import Testing
     runLoop(harness.loop) { harness.channel.isDrained }
   }
 
-  @Test func watchersThatDoNotTakeTheEndAreClosedAfterTheFinalDrain() throws {
-    var limits = ControlLimits()
-    limits.finalDrain = 0.2
-    let harness = try ChannelHarness(limits: limits)
+  /// The run ends without waiting: a watcher that reads nothing is closed by `finish()`, and
+  /// when it reads, it gets whole lines, then `watch-dropped`.
+  @Test func aWatcherThatDoesNotTakeTheEndIsDroppedAndTheRunDoesNotWaitForIt() throws {
+    let harness = try ChannelHarness()
     let watcher = try attachWatcher(harness, reading: false)
-    harness.record((0..<40).map { output(0, String(repeating: "z", count: 50_000) + "\n", at: Double($0)) })
-    let start = harness.loop.now()
-    harness.channel.finish()
-    #expect(!harness.channel.isDrained)
-    runLoop(harness.loop) { harness.channel.isDrained }
-    #expect(harness.loop.now() - start >= 0.2)
-    #expect(!watcher.isClosed)
-  }
-
-  /// Reads `client` a little at a time, every `interval` seconds, until it is closed.
-  private func readSlowly(_ client: TestClient, on loop: EventLoop, _ bytes: Int, every interval: Double) {
-    func step() {
-      guard !client.readSome(upTo: bytes) else { return }
-      loop.schedule(after: interval) { step() }
-    }
-    step()
-    runLoop(loop) { client.isClosed }
-  }
-
-  @Test func aWatcherStillTakingTheEndIsNotCutOffByTheIdleLimit() throws {
-    var limits = ControlLimits()
-    // Reads ten times as often as the idle limit, so that a loaded machine (a sanitizer's
-    // slowdown) does not make a steady reader look idle; the whole takes longer than the limit.
-    limits.finalDrain = 0.5
-    let harness = try ChannelHarness(limits: limits)
-    let watcher = try attachWatcher(harness, reading: false)
-    let events = (0..<40).map { output(0, String(repeating: "s", count: 50_000) + "\n", at: Double($0)) }
+    let events = (0..<40).map { output(0, String(repeating: "z", count: 50_000) + "\n", at: Double($0)) }
     harness.record(events)
-    let start = harness.loop.now()
     harness.channel.finish()
-    readSlowly(watcher, on: harness.loop, 96 << 10, every: 0.05)
-    #expect(harness.loop.now() - start > limits.finalDrain)
-    #expect(watcher.lines == [Self.okLine] + Self.encoded(events, graph: harness.graph))
+    #expect(harness.channel.isDrained)
+
+    watcher.startReading()
+    runLoop(harness.loop) { watcher.isClosed }
+    let lines = watcher.lines
+    #expect(lines.first == Self.okLine)
+    #expect(lines.last == #"{"event":"watch-dropped"}"#)
+    let sent = Array(lines.dropFirst().dropLast())
+    #expect(!sent.isEmpty && sent.count < events.count)
+    #expect(sent == Array(Self.encoded(events, graph: harness.graph).prefix(sent.count)))
   }
 
-  @Test func theEndWaitsForWatchersNoLongerThanTheFinalLimit() throws {
-    var limits = ControlLimits()
-    limits.finalDrainLimit = 0.3
-    let harness = try ChannelHarness(limits: limits)
+  /// A watcher a little behind at the end, its socket full, still gets the end whole: it goes
+  /// past the full socket at once.
+  @Test func aWatcherAChunkBehindAtTheEndGetsAllOfIt() throws {
+    let harness = try ChannelHarness()
     let watcher = try attachWatcher(harness, reading: false)
-    harness.record((0..<80).map { output(0, String(repeating: "l", count: 50_000) + "\n", at: Double($0)) })
-    let start = harness.loop.now()
+    // Lines until the socket takes no more and a chunk waits in the sink.
+    var events: [RunEvent] = []
+    while harness.channel.onlyWatcher?.sink?.queuedByteCount ?? 0 == 0, events.count < 1_000 {
+      events.append(output(0, String(repeating: "c", count: 1_000) + "\n", at: Double(events.count)))
+      harness.record([events.last!])
+    }
+    let end = [runFinished(exitCode: 0, counts: [:], at: 5_000)]
+    harness.record(end)
     harness.channel.finish()
-    readSlowly(watcher, on: harness.loop, 4096, every: 0.01)
-    #expect(harness.loop.now() - start >= 0.3)
-    #expect(harness.loop.now() - start < 5)
-    #expect(watcher.received.count < 4 << 20)
-    runLoop(harness.loop) { harness.channel.isDrained }
+    #expect(harness.channel.isDrained)
+
+    watcher.startReading()
+    runLoop(harness.loop) { watcher.isClosed }
+    #expect(watcher.lines == [Self.okLine] + Self.encoded(events + end, graph: harness.graph))
   }
 
   @Test func aHistoryPastItsLimitDropsWatchersAndRefusesNewOnesWhileRequestsAreStillServed() throws {
