@@ -137,6 +137,20 @@ import Testing
     }
   }
 
+  /// The run shows every `watch` when verbose; a watcher leaves out its own alone.
+  @Test func aWatcherLeavesOutItsOwnWatchRequestAndShowsAnotherWatchers() throws {
+    let graph = makeGraph(jobs: ["build"])
+    let out = CapturedOutput()
+    let printer = WatchPrinter(
+      graph: graph, options: HumanOptions(verbosity: .verbose), out: out.sink, err: CapturedOutput().sink, ownPID: 9)
+    let requests = [9, 10].map { pid in
+      RunEvent(time: 0.5, .control(command: "watch", args: [], ok: true, peerUID: 0, peerPID: pid, error: nil))
+    }
+    for line in ControlWatchTests.encoded(requests, graph: graph) { printer.show(try JSONValue.parse(line).get()) }
+    out.sink.flush()
+    #expect(out.text == "  0.500s  control     watch  ok\n")
+  }
+
   @Test func withoutTheGraphOrForAnUnknownEventLinesAreShownPlainly() throws {
     let out = CapturedOutput()
     let printer = WatchPrinter(graph: nil, options: HumanOptions(), out: out.sink, err: CapturedOutput().sink)
