@@ -13,22 +13,17 @@ import Testing
     try? FileManager.default.removeItem(at: folder)
   }
 
-  private func journal(_ run: String, start: Double, lines: [String]) throws {
-    let runs = folder.appendingPathComponent(".oprun/runs")
-    try FileManager.default.createDirectory(at: runs, withIntermediateDirectories: true)
-    let header =
-      #"{"type":"header","format":1,"run":"\#(run)","manifest":"/elsewhere/jobs.yaml","start":\#(start),"#
-      + #""oprun":"0.1.0","args":[],"targets":[]}"#
-    let text = ([header] + lines).map { $0 + "\n" }.joined()
-    try text.write(to: runs.appendingPathComponent(run + ".ndjson"), atomically: true, encoding: .utf8)
+  private var fixture: JournalFixture { JournalFixture(folder: folder) }
+
+  private func journal(_ run: String, start: Double, header: String? = nil, lines: [String] = []) throws {
+    try fixture.journal(run, start: start, header: header, lines: lines)
   }
 
   private func job(_ name: String, outcome: String = "succeeded") -> String {
-    #"{"type":"job","job":"\#(name)","outcome":"\#(outcome)","exit_code":0,"signal":null,"start":1,"#
-      + #""duration":1,"attempt":1,"fingerprint":"00000000000000aa"}"#
+    JournalFixture.job(name, outcome: outcome)
   }
 
-  private var journals: JournalFolder { JournalFolder(manifestPath: folder.appendingPathComponent("jobs.yaml").path) }
+  private var journals: JournalFolder { fixture.journals }
 
   @Test func aCutLineThatNamesItsJobHidesThatJobsOlderRecordsOnly() throws {
     try journal("r1", start: 1, lines: [job("build"), job("test")])

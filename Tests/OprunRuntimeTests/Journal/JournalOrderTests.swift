@@ -13,24 +13,19 @@ import Testing
     try? FileManager.default.removeItem(at: folder)
   }
 
-  private var runs: URL { folder.appendingPathComponent(".oprun/runs") }
+  private var runs: URL { fixture.runs }
+
+  private var fixture: JournalFixture { JournalFixture(folder: folder) }
 
   private func journal(_ run: String, start: Double, header: String? = nil, lines: [String] = []) throws {
-    try FileManager.default.createDirectory(at: runs, withIntermediateDirectories: true)
-    let header =
-      header
-      ?? #"{"type":"header","format":1,"run":"\#(run)","manifest":"/elsewhere/jobs.yaml","start":\#(start),"#
-      + #""oprun":"0.1.0","args":[],"targets":[]}"#
-    let text = ([header] + lines).map { $0 + "\n" }.joined()
-    try text.write(to: runs.appendingPathComponent(run + ".ndjson"), atomically: true, encoding: .utf8)
+    try fixture.journal(run, start: start, header: header, lines: lines)
   }
 
   private func job(_ name: String, outcome: String = "succeeded") -> String {
-    #"{"type":"job","job":"\#(name)","outcome":"\#(outcome)","exit_code":0,"signal":null,"start":1,"#
-      + #""duration":1,"attempt":1,"fingerprint":"00000000000000aa"}"#
+    JournalFixture.job(name, outcome: outcome)
   }
 
-  private var journals: JournalFolder { JournalFolder(manifestPath: folder.appendingPathComponent("jobs.yaml").path) }
+  private var journals: JournalFolder { fixture.journals }
 
   @Test func sequenceDecidesTheOrderWhateverTheHeadersStartAndUnnumberedJournalsComeFirst() throws {
     try journal("20260101T000000-1-10", start: 100)
