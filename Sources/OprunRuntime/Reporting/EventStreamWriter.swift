@@ -59,6 +59,20 @@ public final class EventStreamWriter: RunObserver {
     deliver(line.bytes)
   }
 
+  /// `output-skipped` {`job`, `lines`, `bytes`}: output of `job` that the watch history left
+  /// out (``ControlLimits/unwatchedOutputLimit``), at the place it was left out.
+  public func observeSkippedOutput(job: JobID, lines: Int, bytes: Int, at time: Double) {
+    guard !isFinished, includesOutput else { return }
+    line.reset()
+    line.field("t", time)
+    line.field("event", "output-skipped")
+    writeJob(job, to: &line)
+    line.field("lines", lines)
+    line.field("bytes", bytes)
+    line.close(newline: true)
+    deliver(line.bytes)
+  }
+
   /// The `event` value of `kind`; nil for events the stream leaves out.
   static func name(of kind: RunEvent.Kind) -> String? {
     switch kind {
