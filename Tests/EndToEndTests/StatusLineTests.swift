@@ -58,6 +58,33 @@ import Testing
     }
   }
 
+  /// Ctrl-C in a terminal: one line says what the run waits for and what a second Ctrl-C
+  /// does, the status line says `cancelling`, and a second Ctrl-C ends the run at once.
+  @Test func ctrlCSaysWhatTheRunWaitsForAndASecondOneKillsAtOnce() throws {
+    let folder = try Scratch()
+    try folder.manifest(
+      """
+      jobs:
+        stubborn: {command: "trap '' INT TERM; touch stubborn.started; while [ ! -e go ]; do sleep 0.02; done"}
+        after: {command: echo after, dependencies: [stubborn]}
+      """)
+    let terminal = try Terminal(in: folder, running: [oprunBinary] + runArguments())
+    defer { terminal.close() }
+    try folder.waitUntilExists("stubborn.started")
+    try folder.waitUntilExecuting("stubborn")
+    try terminal.send("C-c")
+    _ = try terminal.waitForLastLine { $0.hasPrefix("[1/2] cancelling: stubborn · ") }
+    let screen = try terminal.screen()
+    #expect(
+      screen.contains("interrupted  cancelling 2 jobs; waiting up to 5s for stubborn — Ctrl-C again to kill now"),
+      "\(screen)")
+    try terminal.send("C-c")
+    try folder.waitUntilExists("oprun.status")
+    #expect(folder.read("oprun.status") == "130\n")
+    let end = try terminal.screen()
+    #expect(end.contains("interrupted  again: killing stubborn now"), "\(end)")
+  }
+
   @Test func noStatusLineWhenOutputIsNotATerminal() throws {
     let folder = try Scratch()
     try folder.manifest(manifest)
@@ -70,6 +97,8 @@ import Testing
 
 /// A tmux session on a server of its own, 100 × 30, running a command in a folder; the command's
 /// exit status is written to `oprun.status` there and the pane stays to be read (`remain-on-exit`).
+/// The shell around the command catches SIGINT (a handler, which the command does not inherit,
+/// where ignoring it would be inherited), so that Ctrl-C ends the command and not the shell.
 private final class Terminal {
   let tmux: ExternalTool
   let socket: String
@@ -80,7 +109,7 @@ private final class Terminal {
     let quoted = command.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
     let colour = noColor ? "export NO_COLOR=1" : "unset NO_COLOR"
     let script =
-      "cd '\(folder.url.path)' && \(colour) && \(quoted); echo $? > oprun.status.part && mv oprun.status.part oprun.status"
+      "cd '\(folder.url.path)' && \(colour) && trap : INT && \(quoted); echo $? > oprun.status.part && mv oprun.status.part oprun.status"
     // The server is a fork of the client that starts it and would keep every descriptor the
     // client inherits, Foundation's watch on the client among them: the client is started by a
     // bash that has closed all but the standard three.
@@ -102,6 +131,12 @@ private final class Terminal {
       .stdout
     return text.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix("Pane is dead") }
       .joined(separator: "\n")
+  }
+
+  /// Types `keys` (tmux's names: `C-c` is Ctrl-C) into the pane.
+  func send(_ keys: String) throws {
+    let folder = try Scratch()
+    _ = try tmux.run(["-S", socket, "send-keys", "-t", "0", keys], in: folder)
   }
 
   /// Waits until the last non-empty line of the pane satisfies `condition`, and returns it.

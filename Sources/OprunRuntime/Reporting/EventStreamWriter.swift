@@ -79,6 +79,7 @@ public final class EventStreamWriter: RunObserver {
     case .runStarted: "run-started"
     case .transition: "transition"
     case .cancelled: "cancelled"
+    case .cancelling: "cancelling"
     case .queueState: "queue"
     case .limit: "limit"
     case .priority: "priority"
@@ -108,6 +109,12 @@ public final class EventStreamWriter: RunObserver {
     case .cancelled(let job, let reason):
       writeJob(job, to: &object)
       object.field("reason", reason.rawValue)
+    case .cancelling(let signal, let jobs, let waiting, let grace, let killing):
+      object.field("signal", Int(signal))
+      object.field("jobs", jobs)
+      object.field("waiting", waiting.map(jobName))
+      object.field("grace", grace)
+      if killing { object.field("killing", true) }
     case .queueState(let queue, let state):
       object.field("queue", queueName(queue))
       object.field("state", state.rawValue)
