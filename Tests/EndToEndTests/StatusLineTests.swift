@@ -85,6 +85,41 @@ import Testing
     #expect(end.contains("interrupted  again: killing stubborn now"), "\(end)")
   }
 
+  /// An interactive job's prompt stays the terminal's last line while another job prints,
+  /// as ninja's console pool: the other job's lines are printed once the prompt is answered.
+  @Test func anInteractiveJobsPromptIsNotTornByOtherJobsLines() throws {
+    let folder = try Scratch()
+    try folder.manifest(
+      """
+      max-concurrent: 2
+      jobs:
+        ticker: {command: "i=0; while [ ! -e go ]; do i=$((i+1)); echo tick $i; echo $i > ticks; sleep 0.02; done"}
+        ask:
+          command: "printf 'your name? '; read name; echo hello $name; touch go"
+          interactive: true
+      """)
+    let terminal = try Terminal(in: folder, running: [oprunBinary] + runArguments())
+    defer { terminal.close() }
+    try folder.waitUntilExecuting("ask")
+    _ = try terminal.waitForLastLine { $0 == "your name? " || $0 == "your name?" }
+    // The ticker goes on printing: ten more ticks after the prompt showed.
+    let shown = Int(folder.read("ticks")?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
+    try waitUntil("ten more ticks") {
+      (Int(folder.read("ticks")?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0) >= shown + 10
+    }
+    let waiting = try terminal.screen()
+    #expect(waiting.split(separator: "\n").last.map(String.init)?.hasPrefix("your name?") == true, "\(waiting)")
+    try terminal.send("Ada")
+    try terminal.send("Enter")
+    try folder.waitUntilExists("oprun.status")
+    #expect(folder.read("oprun.status") == "0\n")
+    let lines = try terminal.screen().split(separator: "\n").map(String.init)
+    let answered = try #require(lines.firstIndex(of: "hello Ada"), "\(lines)")
+    #expect(lines[answered - 1] == "your name? Ada")
+    let lastTick = try #require(lines.lastIndex { $0.hasPrefix("ticker | tick ") })
+    #expect(lastTick > answered, "the held lines come after the answer")
+  }
+
   @Test func noStatusLineWhenOutputIsNotATerminal() throws {
     let folder = try Scratch()
     try folder.manifest(manifest)

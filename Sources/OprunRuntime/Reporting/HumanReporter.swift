@@ -48,6 +48,11 @@ public final class HumanReporter: RunObserver {
 
   public func observe(_ event: RunEvent) {
     summary.record(event)
+    if case .transition(let transition) = event.kind, transition.from == .executing,
+      graph.jobs[transition.job].interactive
+    {
+      releaseHeldOutput()
+    }
     eraseStatusLine()
     switch event.kind {
     case .runStarted(let queues, let jobs, let run, let control):
@@ -88,6 +93,7 @@ public final class HumanReporter: RunObserver {
     case .warning(let message):
       showWarning(message)
     case .runFinished:
+      releaseHeldOutput()
       showRemainingGroups()
       showSummary()
       statusLine = nil
@@ -95,6 +101,25 @@ public final class HumanReporter: RunObserver {
     }
     drawStatusLine(at: event.time)
     out.flush()
+    if case .transition(let transition) = event.kind, transition.to == .executing,
+      graph.jobs[transition.job].interactive
+    {
+      holdOutput()
+    }
+  }
+
+  /// An interactive job has the terminal: every line after its `executing` one — other
+  /// jobs' and oprun's own, warnings included — waits until it stops executing (as ninja's
+  /// console pool), so that none is written over its prompt.
+  private func holdOutput() {
+    err.flush()
+    out.hold(in: groupedStorage)
+    if err !== out { err.hold(in: groupedStorage) }
+  }
+
+  private func releaseHeldOutput() {
+    out.release()
+    if err !== out { err.release() }
   }
 
   private func show(_ transition: Transition, at time: Double) {
