@@ -120,6 +120,34 @@ import Testing
     #expect(lastTick > answered, "the held lines come after the answer")
   }
 
+  /// `ctl pause` and `ctl suspend` show on the status line until they are undone.
+  @Test func pausedJobsAndSuspendedQueuesShowOnTheLine() throws {
+    let folder = try Scratch()
+    try folder.manifest(manifest)
+    let terminal = try Terminal(in: folder, running: [oprunBinary] + runArguments())
+    defer { terminal.close() }
+    try folder.waitUntilExecuting("lint")
+    let pid = try #require(folder.events.named("transition").isEmpty ? nil : runPID(folder))
+    for request in [["pause", "lint"], ["suspend", "jobs"]] {
+      let answer = try runOprun(["ctl", "--pid", String(pid)] + request, in: folder)
+      #expect(answer.status == 0, "\(answer.stderr)")
+    }
+    _ = try terminal.waitForLastLine { $0.hasPrefix("[0/3] running: build · paused: lint · suspended: jobs · ") }
+    for request in [["continue", "lint"], ["resume", "jobs"]] {
+      _ = try runOprun(["ctl", "--pid", String(pid)] + request, in: folder)
+    }
+    _ = try terminal.waitForLastLine { $0.hasPrefix("[0/3] running: build, lint · ") }
+    folder.touch("go")
+    try folder.waitUntilExists("oprun.status")
+    #expect(folder.read("oprun.status") == "0\n")
+  }
+
+  /// The pid of the run whose events are in `folder`: its socket is named by it.
+  private func runPID(_ folder: Scratch) -> Int32? {
+    let control = folder.events.named("run-started").first?["control"] as? String
+    return control.flatMap { Int32(URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent) }
+  }
+
   @Test func noStatusLineWhenOutputIsNotATerminal() throws {
     let folder = try Scratch()
     try folder.manifest(manifest)
