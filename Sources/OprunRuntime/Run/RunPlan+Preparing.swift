@@ -93,7 +93,7 @@ extension RunPlan {
             "oprun: stopped by \(SignalName.of(signal)) while waiting for the cluster's controller (scontrol ping); "
               + "nothing was submitted\n", endingSignal: signal))
       }
-      (graph, warnings) = SlurmPreflight.fitting(graph)
+      graph = SlurmPreflight.fitting(graph)
     }
     let descriptorWarning: String?
     (graph, descriptorWarning) = DescriptorBudget.raised(toRun: graph).fitting(graph)

@@ -41,17 +41,10 @@ enum SlurmPreflight {
   }
 
   /// `graph` as a cluster runs it: the cluster decides how many jobs run at once, so no queue
-  /// limits them; a retry would need a new submission that the dependents, submitted with the
-  /// first one's id, would not wait for, so jobs are not retried (a warning says so).
-  static func fitting(_ graph: JobGraph) -> (JobGraph, [String]) {
+  /// limits them. Nothing else changes, and nothing is said: a retry is another submission.
+  static func fitting(_ graph: JobGraph) -> JobGraph {
     var graph = graph
-    var warnings: [String] = []
     for index in graph.queues.indices { graph.queues[index].maxConcurrent = max(1, graph.jobs.count) }
-    let retried = graph.jobs.filter { $0.retries > 0 }.map(\.name)
-    if !retried.isEmpty {
-      warnings.append("--backend slurm does not retry jobs: retries of \(retried.joined(separator: ", ")) ignored")
-      for index in graph.jobs.indices { graph.jobs[index].retries = 0 }
-    }
-    return (graph, warnings)
+    return graph
   }
 }
