@@ -46,11 +46,12 @@ struct SlurmTool {
   /// Runs `arguments` to its end as ``run(_:)`` does, but a cancelling signal to oprun
   /// (SIGINT, SIGTERM, SIGHUP; one oprun was started with ignored stays ignored) kills the
   /// command's process group at once, so that nothing oprun does before its run has begun
-  /// outlives an interrupt. Nil answer when the program could not start.
+  /// outlives an interrupt. A failure when the program could not start.
   func runCancellably(_ arguments: [String]) -> Result<Ending, SpawnError> {
     let loop = EventLoop()
     var process: SpawnedProcess?
     var signalled: Int32?
+    // Called on the loop, so once the command has started.
     let cancel = { (signal: Int32) in
       guard signalled == nil else { return }
       signalled = signal
