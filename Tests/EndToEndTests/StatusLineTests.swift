@@ -113,7 +113,8 @@ import Testing
     try terminal.send("Enter")
     try folder.waitUntilExists("oprun.status")
     #expect(folder.read("oprun.status") == "0\n")
-    let lines = try terminal.screen().split(separator: "\n").map(String.init)
+    // Every held tick comes after the answer: on a slow machine, more than a screenful.
+    let lines = try terminal.screen(scrolledOff: true).split(separator: "\n").map(String.init)
     let answered = try #require(lines.firstIndex(of: "hello Ada"), "\(lines)")
     #expect(lines[answered - 1] == "your name? Ada")
     let lastTick = try #require(lines.lastIndex { $0.hasPrefix("ticker | tick ") })
@@ -186,12 +187,12 @@ private final class Terminal {
     guard started.status == 0 else { throw WaitFailure(what: "tmux to start: \(started.stderr)") }
   }
 
-  /// The pane's text, with the terminal's escapes when asked, without tmux's own last line
-  /// once the command has ended ("Pane is dead").
-  func screen(escapes: Bool = false) throws -> String {
+  /// The pane's text, with the terminal's escapes and the lines scrolled off its top when
+  /// asked, without tmux's own last line once the command has ended ("Pane is dead").
+  func screen(escapes: Bool = false, scrolledOff: Bool = false) throws -> String {
     let folder = try Scratch()
-    let text = try tmux.run(["-S", socket, "capture-pane", "-p"] + (escapes ? ["-e"] : []) + ["-t", "0"], in: folder)
-      .stdout
+    let options = ["-p"] + (escapes ? ["-e"] : []) + (scrolledOff ? ["-S", "-"] : [])
+    let text = try tmux.run(["-S", socket, "capture-pane"] + options + ["-t", "0"], in: folder).stdout
     return text.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix("Pane is dead") }
       .joined(separator: "\n")
   }
