@@ -33,7 +33,7 @@ final class RunSession {
       guard let sink = openSink(path, standardOutput: eventsToStandardOutput, output) else {
         return failToOpen(path)
       }
-      observers.append(EventStreamWriter(graph: graph, sink: sink))
+      observers.append(EventStreamWriter(graph: graph, sink: sink, includingOutput: configuration.eventsOutput == .all))
     }
     if let path = configuration.tracePath {
       guard let sink = openSink(path, standardOutput: false, output) else { return failToOpen(path) }
