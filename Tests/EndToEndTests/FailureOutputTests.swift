@@ -64,4 +64,53 @@ import Testing
     #expect(unknown.stderr.contains("--events-output"), "\(unknown.stderr)")
     #expect(!folder.exists(".oprun"), "nothing ran")
   }
+
+  /// The lines of the one journal in `folder`, each parsed.
+  static func journalLines(in folder: Scratch) throws -> [[String: Any]] {
+    let runs = try FileManager.default.contentsOfDirectory(atPath: folder.path(".oprun/runs"))
+    let file = try #require(runs.count == 1 ? runs.first : nil, "journals: \(runs)")
+    let text = try #require(folder.read(".oprun/runs/" + file))
+    return try text.split(separator: "\n").map { line in
+      try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    }
+  }
+
+  /// The journal line of `job`.
+  static func record(of job: String, in folder: Scratch) throws -> [String: Any] {
+    try #require(try journalLines(in: folder).first { $0.string("type") == "job" && $0.string("job") == job })
+  }
+
+  @Test func aFailedJobsJournalLineKeepsExactlyItsLast50LinesOfTheLinesItPrinted() throws {
+    let folder = try FixtureTests.scratchWithFixture("failing-test.yaml")
+    let run = try runOprun(["failing-test.yaml"], in: folder)
+    #expect(run.status == 1, "\(run.stderr)")
+
+    let failed = try Self.record(of: "flaky-test", in: folder)
+    #expect(failed.string("outcome") == "failed")
+    #expect(failed["output"] as? [String] == (151...199).map { "check \($0) of 199 ok" } + ["assertion failed: expected 3, got 4"])
+    #expect(failed.int("output_lines") == 200)
+    // A job that succeeded keeps none.
+    let build = try Self.record(of: "build", in: folder)
+    #expect(build["output"] == nil && build["output_lines"] == nil)
+  }
+
+  @Test func aTimedOutJobsJournalLineKeepsWhatItPrintedBeforeItsTimeout() throws {
+    let folder = try Scratch()
+    try folder.manifest(
+      """
+      jobs:
+        hangs: {command: 'echo "waiting for the lock"; exec sleep 60', timeout: 0.3s}
+        quiet: {command: 'exit 3'}
+      """)
+    let run = try runOprun(["-k", "jobs.yaml"], in: folder)
+    #expect(run.status == 1, "\(run.stderr)")
+    let hangs = try Self.record(of: "hangs", in: folder)
+    #expect(hangs.string("outcome") == "timed-out")
+    #expect(hangs["output"] as? [String] == ["waiting for the lock"])
+    #expect(hangs.int("output_lines") == 1)
+    // A failure that printed nothing says so.
+    let quiet = try Self.record(of: "quiet", in: folder)
+    #expect(quiet["output"] as? [String] == [])
+    #expect(quiet.int("output_lines") == 0)
+  }
 }
