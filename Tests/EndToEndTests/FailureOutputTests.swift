@@ -113,4 +113,44 @@ import Testing
     #expect(quiet["output"] as? [String] == [])
     #expect(quiet.int("output_lines") == 0)
   }
+
+  /// A job that prints 60 lines, the last with markup in it, then fails.
+  static let markupInOutput = """
+    jobs:
+      build: {command: echo compiled}
+      flaky-test:
+        command: 'for i in $(seq 1 59); do echo "check $i ok"; done; echo "assertion failed: <b>3</b> & \\"4\\""; exit 4'
+        dependencies: [build]
+    """
+
+  @Test func theReportsFailurePanelAndDetailsShowAFailedJobsLastLinesAsText() throws {
+    let folder = try Scratch()
+    try folder.manifest(Self.markupInOutput)
+    let run = try runOprun(runArguments(), in: folder)
+    #expect(run.status == 1, "\(run.stderr)")
+
+    let page = try ReportTests.reportPage(in: folder)
+    #expect(page.html.contains("<section id=\"failures\">"), "the failure panel is shown")
+    let failure = try #require(page.markup(from: "<li data-job=\"flaky-test\">", to: "</li>"))
+    // Its last ten lines, whole (no scrolling hides the last), as the run's summary shows them.
+    let lastLine = "assertion failed: &lt;b&gt;3&lt;/b&gt; &amp; \"4\""
+    let tenLines = (51...59).map { "check \($0) ok\n" }.joined() + lastLine
+    #expect(
+      failure.hasSuffix(
+        "<pre class=\"output\"><span class=\"earlier\">… 50 earlier lines\n</span>" + tenLines + "</pre></li>"),
+      "\(failure)")
+    #expect(!page.html.contains("<b>"))
+    #expect(page.markup(from: "<li data-job=\"build\">", to: "</li>") == nil, "build did not fail")
+
+    // A link to the job opens its details with the same lines.
+    let linked = DumpedPage(
+      html: try HeadlessChromium.dumpDOM(of: folder.path("report.html"), fragment: "job=flaky-test", in: folder))
+    // There, the 50 lines the report keeps, as the journal does.
+    let details = try #require(linked.markup(from: "<div id=\"details-body\">", to: "</pre>"))
+    #expect(
+      details.contains(
+        "<strong>Last lines of output</strong><pre class=\"output scrolled\"><span class=\"earlier\">"
+          + "… 10 earlier lines\n</span>check 11 ok\n"), "\(details)")
+    #expect(details.hasSuffix(tenLines + "</pre>"))
+  }
 }

@@ -1,8 +1,8 @@
 import OprunCore
 
 /// The page of `oprun report EVENTS --html OUT` (SPEC §4): one self-contained HTML file of a
-/// recorded run — summary, failures, a Gantt timeline per queue lane, each matrix job's
-/// instances together, the jobs — that needs no network.
+/// recorded run — summary, failures with their last lines of output, a Gantt timeline per
+/// queue lane, each matrix job's instances together, the jobs — that needs no network.
 ///
 /// The run is embedded as JSON in a `<script type="application/json">` block and drawn by the
 /// page's own script (``HTMLReport/template``), the timeline on a canvas and the job table a
@@ -36,8 +36,10 @@ public enum HTMLReport {
     }
     object.field("rows", layout.rowCount)
     let queueIndex = Dictionary(run.queues.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
-    object.field("jobs", objects: run.jobs) { job, fields in
+    object.field("jobs", objects: run.jobs.indices) { index, fields in
+      let job = run.jobs[index]
       writeJob(job, queue: queueIndex[job.queue] ?? 0, to: &fields)
+      if let tail = run.failureOutput[index] { writeLastLines(tail, to: &fields) }
     }
     object.field("bars", objects: layout.bars) { bar, fields in
       fields.field("job", bar.job)
@@ -105,6 +107,12 @@ public enum HTMLReport {
         members.field("signal", completion.signal)
       }
     }
+  }
+
+  /// A failure's last lines of output (`output`) and how many it printed (`output_lines`).
+  private static func writeLastLines(_ tail: OutputTail, to fields: inout JSONObjectWriter) {
+    fields.field("output", tail.lines.map { String(decoding: $0, as: UTF8.self) })
+    fields.field("output_lines", tail.totalLines)
   }
 
   private static func writeInterval(_ interval: RecordedRun.Interval, to fields: inout JSONObjectWriter) {
