@@ -97,6 +97,7 @@ extension HTMLReport {
           " job(s) had not finished; the timeline stops at its last line.");
       }
       if (data.unreadable_lines) notes.push(data.unreadable_lines + " unreadable line(s) skipped.");
+      if (data.output_from_journal) notes.push("The events file holds no output: the failures' last lines are their journal's.");
       if (data.warnings.length) notes.push(data.warnings.length + " warning(s): " + data.warnings.join(" · "));
       var note = $("summary-note");
       note.textContent = notes.join(" ");

@@ -52,7 +52,8 @@ struct DumpedPage {
 
   /// The markup from the first `start` on, up to and including the first `end` after it.
   func markup(from start: String, to end: String) -> String? {
-    guard let opening = html.range(of: start), let closing = html.range(of: end, range: opening.upperBound..<html.endIndex)
+    guard let opening = html.range(of: start),
+      let closing = html.range(of: end, range: opening.upperBound..<html.endIndex)
     else { return nil }
     return String(html[opening.lowerBound..<closing.upperBound])
   }

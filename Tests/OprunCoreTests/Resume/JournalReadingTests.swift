@@ -28,7 +28,8 @@ import Testing
   @Test func aFailuresRecordKeepsItsLastLinesAndAnOlderRecordHasNone() throws {
     let journal = read([
       Self.header,
-      Self.job("test", outcome: "failed", extra: #","output":["check 2 ok","assertion failed: <3> \u00e9"],"output_lines":40"#),
+      Self.job(
+        "test", outcome: "failed", extra: #","output":["check 2 ok","assertion failed: <3> \u00e9"],"output_lines":40"#),
       Self.job("old", outcome: "failed"),
     ])
     #expect(journal.problems.isEmpty)
