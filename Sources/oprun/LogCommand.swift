@@ -13,7 +13,10 @@ struct Log: ParsableCommand {
     discussion: """
       Reads the journals in .oprun/runs/ beside the manifest (default ./jobs.yaml). A lone \
       argument is a manifest when it is an existing file or ends in .yaml or .yml, else a \
-      RUN-ID of the current folder. Exits with status 2 for an unknown manifest or RUN-ID.
+      RUN-ID, looked for in ./.oprun/runs/, then in the index of this user's runs \
+      ($XDG_STATE_HOME/oprun/journals): a run of any manifest is found from any folder. A \
+      run's failures are shown with the last lines of output its journal kept. Exits with \
+      status 2 for an unknown manifest or RUN-ID.
       """
   )
 

@@ -45,6 +45,12 @@ struct Run: ParsableCommand {
   var events: String?
 
   @Option(
+    help: ArgumentHelp(
+      "What of the jobs' output the event stream carries: all (an output line for each line a job prints) or none.",
+      valueName: "WHICH"))
+  var eventsOutput: EventsOutput?
+
+  @Option(
     help: ArgumentHelp("Write a Chrome trace-event JSON of the run to PATH.", valueName: "PATH"), completion: .file())
   var trace: String?
 
@@ -110,6 +116,9 @@ struct Run: ParsableCommand {
     if !(grace >= 0 && grace.isFinite) {
       throw ValidationError("invalid value '\(grace.formatted)' for --grace: a number of seconds, 0 or more")
     }
+    if eventsOutput != nil, events == nil {
+      throw ValidationError("--events-output says what the event stream carries: give --events PATH too")
+    }
     try validateOutputPaths()
     _ = try slurmQoSMap()
   }
@@ -136,6 +145,7 @@ struct Run: ParsableCommand {
     configuration.maxConcurrent = maxConcurrent
     configuration.outputMode = output
     configuration.eventsPath = events
+    configuration.eventsOutput = eventsOutput ?? .all
     configuration.tracePath = trace
     configuration.grace = grace
     configuration.schedule = schedule
@@ -169,3 +179,4 @@ extension Double {
 extension RunConfiguration.OutputMode: ExpressibleByArgument {}
 extension Schedule: ExpressibleByArgument {}
 extension Backend: ExpressibleByArgument {}
+extension EventsOutput: ExpressibleByArgument {}

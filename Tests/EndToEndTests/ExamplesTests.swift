@@ -42,6 +42,17 @@ import Testing
     #expect(run.stdout.contains("test[3.12,mysql] | tox -e py3.12 against mysql"))
   }
 
+  @Test func failingTestKeepsItsCauseInTheEventsAndTheJournalWhichLogShowsFromAnyFolder() throws {
+    let (run, log, folder) = try run("failing-test.yaml")
+    #expect(run.status == 1, "\(run.stderr)")
+    #expect(log.named("output", job: "flaky-test").last?.string("text") == "assertion failed: expected 3, got 4\n")
+    let id = try #require(log.named("run-started").first?.string("run"))
+    let shown = try runOprun(["log", id], in: try Scratch(), environment: ["XDG_STATE_HOME": folder.stateHome])
+    #expect(shown.status == 0, "\(shown.stderr)")
+    #expect(shown.stdout.contains("    … 150 earlier lines\n    check 151 of 199 ok\n"), "\(shown.stdout)")
+    #expect(shown.stdout.contains("    assertion failed: expected 3, got 4\n── summary: "))
+  }
+
   @Test func qosSetsNicenessAndTheStartOrderOfJobsWithoutAPriority() throws {
     let (run, log, _) = try run("qos.yaml")
     #expect(run.status == 0, "\(run.stderr)")

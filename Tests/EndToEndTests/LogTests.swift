@@ -138,8 +138,14 @@ import Testing
     #expect(log.status == 2)
     #expect(log.stdout.isEmpty)
     #expect(
-      log.stderr == "oprun: error: no run '20260101T000000-8' in ./.oprun/runs (did you mean '20260101T000000-7'?); "
-        + "'oprun log' lists the runs\n")
+      log.stderr == "oprun: error: no run '20260101T000000-8' in ./.oprun/runs nor in the index of runs "
+        + "\(folder.stateHome)/oprun/journals (did you mean '20260101T000000-7'?); 'oprun log' lists the runs\n")
+    // With a manifest named, only its folder is looked in.
+    let named = try runOprun(["log", "jobs.yaml", "20260101T000000-8"], in: folder)
+    #expect(named.status == 2)
+    #expect(
+      named.stderr == "oprun: error: no run '20260101T000000-8' in ./.oprun/runs (did you mean '20260101T000000-7'?); "
+        + "'oprun log jobs.yaml' lists the runs\n")
   }
 
   @Test func anUnknownManifestExitsTwo() throws {

@@ -10,9 +10,9 @@ import Testing
     queues: [QueueNode(name: "ci", maxConcurrent: 4), QueueNode(name: "network", maxConcurrent: 2)],
     jobQueues: [1, 0])
 
-  func stream(_ events: [RunEvent]) -> [String] {
+  func stream(_ events: [RunEvent], includingOutput: Bool = true) -> [String] {
     let capture = CapturedOutput()
-    EventStreamWriter(graph: graph, sink: capture.sink).observe(events)
+    EventStreamWriter(graph: graph, sink: capture.sink, includingOutput: includingOutput).observe(events)
     return capture.lines
   }
 
@@ -178,17 +178,22 @@ import Testing
       ])
   }
 
-  @Test func warningsAreEventsAndOutputIsNot() {
-    let lines = stream([
-      output(0, "secret\n", at: 0.1),
+  @Test func eachLineAJobPrintsIsAnOutputEventUnlessOutputIsLeftOut() {
+    let events = [
+      output(0, "assertion failed: \"x\"\n", at: 0.1),
       RunEvent(time: 0.2, .warning("journal: \"x\"\nunreadable")),
-    ])
-    #expect(lines == [#"{"t":0.2,"event":"warning","message":"journal: \"x\"\nunreadable"}"#])
+    ]
+    let warning = #"{"t":0.2,"event":"warning","message":"journal: \"x\"\nunreadable"}"#
+    #expect(
+      stream(events) == [
+        #"{"t":0.1,"event":"output","job":"fetch","stream":"stdout","text":"assertion failed: \"x\"\n"}"#, warning,
+      ])
+    #expect(stream(events, includingOutput: false) == [warning])
   }
 
   @Test func eachLineIsWrittenAsSoonAsItsEventIsObserved() {
     let capture = CapturedOutput()
-    let writer = EventStreamWriter(graph: graph, sink: capture.sink)
+    let writer = EventStreamWriter(graph: graph, sink: capture.sink, includingOutput: true)
     writer.observe(transition(0, .pending, .ready, at: 0))
     #expect(capture.lines.count == 1)
     writer.observe(transition(0, .ready, .executing, pids: [1], at: 0))

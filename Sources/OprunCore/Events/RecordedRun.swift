@@ -1,5 +1,7 @@
 /// A run read back from its `--events` file (SPEC §2), finished or cut off, for what
-/// `oprun graph --run` and `oprun report` show; each line read by ``EventLine``.
+/// `oprun graph --run` and `oprun report` show; each line read by ``EventLine``. Of the jobs'
+/// `output` lines it keeps a failed or timed-out job's last ``Journal/keptOutputLines``, as
+/// its journal does.
 ///
 /// It keeps what the stream says and nothing it does not: a job that never appears is not
 /// in `jobs`, a job cut off mid-run has no `outcome`, and a line it cannot read is counted in
@@ -90,6 +92,12 @@ public struct RecordedRun: Sendable, EventLineNames {
   public var unreadableLines: [Int] = []
   /// Lines read as events: 0 for a file that holds no event at all.
   public var eventCount = 0
+  /// `output` lines read: 0 for a stream written with `--events-output none`.
+  public var outputEventCount = 0
+
+  /// The last lines of output of each job (by its index in ``jobs``) that failed or timed out.
+  public var failureOutput: [Int: OutputTail] { tails.failures }
+  private var tails = FailureTails(capacity: Journal.keptOutputLines)
 
   /// Whether the stream ends with `run-finished`.
   public var isComplete: Bool { exitCode != nil }
@@ -194,7 +202,10 @@ public struct RecordedRun: Sendable, EventLineNames {
     case .runFinished(let exitCode, let counts):
       self.exitCode = Int(exitCode)
       self.counts = counts
-    case .priority, .control, .controlRefused, .output, .completionStarted, .cancelling:
+    case .output(let job, _, let text):
+      outputEventCount += 1
+      tails.record(text, of: job)
+    case .priority, .control, .controlRefused, .completionStarted, .cancelling:
       break
     }
   }
@@ -218,6 +229,7 @@ public struct RecordedRun: Sendable, EventLineNames {
     case .finished:
       jobs[index].finished = time
       jobs[index].outcome = transition.outcome
+      tails.finish(index, outcome: transition.outcome ?? .cancelled)
       jobs[index].exitCode = exitCode
       jobs[index].signal = signal
       jobs[index].duration = transition.duration

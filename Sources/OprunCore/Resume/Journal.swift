@@ -34,6 +34,9 @@ public struct Journal: Sendable {
   /// The format this oprun writes (`format` in the header).
   public static let format = 1
 
+  /// How many of its last lines of output the record of a failed or timed-out job keeps.
+  public static let keptOutputLines = 50
+
   public enum LineKind: Sendable {
     case header
     case job
@@ -208,6 +211,12 @@ public struct JournalRecord: Sendable, Equatable {
   public var upToDate = false
   /// What its success recorded of its files; nil for a job that declares none, or a failure.
   public var files: RecordedFiles?
+  /// For a failure: its last lines of output (``Journal/keptOutputLines`` at most), oldest
+  /// first, without their newlines; empty for any other record, and in a journal written
+  /// before records kept them.
+  public var output: [String] = []
+  /// For a failure: how many lines it printed in all, those left out of ``output`` included.
+  public var outputLines = 0
 
   /// Whether it stands as the job's newest record for SPEC §10: a run in which the job never
   /// started (skipped, or cancelled before it ran) leaves the record before it standing.
@@ -253,6 +262,8 @@ public struct JournalRecord: Sendable, Equatable {
       case "duration": record.duration = member.doubleValue ?? 0
       case "resumed": record.resumed = member.boolValue ?? false
       case "up_to_date": record.upToDate = member.boolValue ?? false
+      case "output": record.output = member.arrayValue?.compactMap(\.stringValue) ?? []
+      case "output_lines": record.outputLines = member.intValue ?? 0
       case "inputs": record.files = RecordedFiles(line: value)
       case "parts":
         for (name, hash) in member.objectValue ?? [] {

@@ -51,7 +51,7 @@ public final class WatchPrinter {
     let event = value["event"]?.stringValue ?? "?"
     let name = value["job"]?.stringValue ?? value["queue"]?.stringValue ?? ""
     if event == "output", let text = value["text"]?.stringValue {
-      for line in LineSplitter.lines(of: Array(text.utf8)) {
+      for line in WholeText.lines(of: Array(text.utf8)) {
         out.write(name + " |" + (line.isEmpty ? "" : " " + String(decoding: line, as: UTF8.self)) + "\n")
       }
     } else if event == "output-skipped", let lines = value["lines"]?.intValue, let bytes = value["bytes"]?.intValue {

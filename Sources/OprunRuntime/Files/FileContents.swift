@@ -40,6 +40,16 @@ enum FileContents {
     return readAll(descriptor, limit: limit, sizeHint: Int(status.st_size))
   }
 
+  /// Every byte of the open regular file `descriptor`, from where it stands, up to `limit`
+  /// bytes (a file opened by the caller, who checked it is the one it means).
+  static func readRegular(descriptor: Int32, limit: Int) -> Result<[UInt8], Failure> {
+    var status = stat()
+    guard fstat(descriptor, &status) == 0 else { return .failure(.system(errno)) }
+    if status.st_mode & S_IFMT != S_IFREG { return .failure(.notRegularFile) }
+    if Int(status.st_size) > limit { return .failure(.tooLarge) }
+    return readAll(descriptor, limit: limit, sizeHint: Int(status.st_size))
+  }
+
   /// At most the first `count` bytes of the regular file at `path` (fewer when it is shorter),
   /// not reached through a link.
   static func readPrefix(path: String, count: Int) -> Result<[UInt8], Failure> {

@@ -153,11 +153,11 @@ public struct JournalFolder: Sendable {
 
   /// The journal of `entry`, or why it cannot be read.
   public func read(_ entry: Entry, keepingLines: Bool = false) -> Result<Journal, JournalError> {
-    read(file: entry.file, keepingLines: keepingLines)
+    Self.read(file: entry.file, keepingLines: keepingLines)
   }
 
   /// The journal in `file`, or why it cannot be read.
-  public func read(file: String, keepingLines: Bool = false) -> Result<Journal, JournalError> {
+  public static func read(file: String, keepingLines: Bool = false) -> Result<Journal, JournalError> {
     switch FileContents.read(path: file, limit: Self.maximumSize, regularOnly: true) {
     case .success(let bytes): .success(Journal.read(bytes, keepingLines: keepingLines))
     case .failure(.system(let error)): .failure(JournalError("\(file): \(errorMessage(error))"))
@@ -219,13 +219,15 @@ public struct JournalFolder: Sendable {
   /// they run) stays until a newer record of each of them is written elsewhere (SPEC §10), and
   /// so does the journal of a run still in progress (it holds a lock on it). Files that are no
   /// journal (an empty one left by a run killed as it began), and the temporary files of
-  /// runs killed while writing, go once older than ``staleAge``.
-  func prune(keeping newJournal: String, tracked: Set<String> = []) {
+  /// runs killed while writing, go once older than ``staleAge``. Whether it removed a journal.
+  @discardableResult
+  func prune(keeping newJournal: String, tracked: Set<String> = []) -> Bool {
     let scan = scan()
-    for file in scan.stale where file != newJournal { Self.removeUnlessInProgress(file) }
+    var removed = false
+    for file in scan.stale where file != newJournal { removed = Self.removeUnlessInProgress(file) || removed }
     state.removeLeftTemporaries(olderThan: Self.staleAge)
     let older = scan.entries.filter { $0.file != newJournal }
-    guard older.count > Self.keptRuns - 1 else { return }
+    guard older.count > Self.keptRuns - 1 else { return removed }
     let removable = older.count - (Self.keptRuns - 1)
     var unseen = tracked
     var needed = Set<String>()
@@ -237,20 +239,24 @@ public struct JournalFolder: Sendable {
         if index < removable { needed.insert(entry.file) }
       }
     }
-    for entry in older.prefix(removable) where !needed.contains(entry.file) { Self.removeUnlessInProgress(entry.file) }
+    for entry in older.prefix(removable) where !needed.contains(entry.file) {
+      removed = Self.removeUnlessInProgress(entry.file) || removed
+    }
+    return removed
   }
 
-  /// Unlinks the journal `file` unless the run that writes it still holds its lock.
-  private static func removeUnlessInProgress(_ file: String) {
+  /// Unlinks the journal `file` unless the run that writes it still holds its lock; whether it did.
+  @discardableResult
+  private static func removeUnlessInProgress(_ file: String) -> Bool {
     let descriptor = Glibc.open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
     guard descriptor >= 0 else {
-      if errno == ELOOP { unlink(file) }  // a link where a journal should be: no run holds it
-      return
+      // A link where a journal should be: no run holds it.
+      return errno == ELOOP && unlink(file) == 0
     }
     defer { close(descriptor) }
     // Unlinked while holding the probe's lock: the run cannot have taken it meanwhile.
-    guard flock(descriptor, LOCK_SH | LOCK_NB) == 0 else { return }
-    unlink(file)
+    guard flock(descriptor, LOCK_SH | LOCK_NB) == 0 else { return false }
+    return unlink(file) == 0
   }
 
   /// Whether a run still holds the lock of the journal `file`.

@@ -2,7 +2,10 @@ import Glibc
 import OprunCore
 
 /// Keeps a run's journal (SPEC §9): one more observer of the event stream, writing a header
-/// when the run starts, a line per finished job and a closing line.
+/// when the run starts, a line per finished job and a closing line. The line of a job that
+/// failed or timed out keeps its last ``Journal/keptOutputLines`` lines of output (`output`,
+/// each line cut at 400 bytes) and how many it printed (`output_lines`), so that the cause of
+/// a failure outlives the terminal it was printed on.
 ///
 /// Each line is one `write(2)` of a file opened with `O_APPEND`, with no buffer in between,
 /// so that a run killed by SIGKILL loses nothing it had finished; the file is synced when the
@@ -34,6 +37,8 @@ final class JournalWriter: RunObserver {
   private var hasWarnedAboutListings = false
   /// The digest of the inputs each job's record of this run names, by job name.
   private(set) var recordedInputs: [String: String] = [:]
+  /// The last lines of each job not finished yet, and of each failure until its line is written.
+  private var tails = FailureTails(capacity: Journal.keptOutputLines)
 
   /// A journal written to `descriptor` (the open file `file`), warning through `warn`.
   init(
@@ -74,6 +79,8 @@ final class JournalWriter: RunObserver {
       writeHeader()
     case .transition(let transition) where transition.to == .executing:
       executingSince[transition.job] = event.time
+    case .output(let job, _, let text):
+      tails.record(text, of: job)
     case .transition(let transition) where transition.to == .finished:
       makeRecord(of: transition, at: event.time)
       append(line.bytes)
@@ -128,6 +135,11 @@ final class JournalWriter: RunObserver {
     if transition.resumed { line.field("resumed", true) }
     if transition.upToDate { line.field("up_to_date", true) }
     if let files = transition.files { writeFiles(files, of: transition) }
+    tails.finish(job, outcome: transition.outcome ?? .cancelled)
+    if let tail = tails.take(job) {
+      line.field("output", tail.lines.map { String(decoding: $0, as: UTF8.self) })
+      line.field("output_lines", tail.totalLines)
+    }
     line.close(newline: true)
   }
 

@@ -2,8 +2,10 @@ import Glibc
 import OprunCore
 
 /// `oprun log` (SPEC §9): a manifest's past runs, or the jobs of one run, read from the
-/// journals in `.oprun/runs/` beside the manifest. Prints them and says how it went as an
-/// exit status: 0, or 2 for an unknown manifest or RUN-ID or a journal it cannot read.
+/// journals in `.oprun/runs/` beside the manifest; a RUN-ID alone is looked for in
+/// `./.oprun/runs/`, then in the index of this user's runs (``RunIndex``). Prints them and says
+/// how it went as an exit status: 0, or 2 for an unknown manifest or RUN-ID or a journal it
+/// cannot read.
 public enum LogCommandLine {
   /// What the arguments ask for.
   enum Request: Equatable {
@@ -22,7 +24,6 @@ public enum LogCommandLine {
       return listRuns(of: manifest, json: json)
     case .run(let id, let manifest):
       if let manifest, let problem = missing(manifest) { return fail(problem) }
-      if let problem = refusal(of: manifest ?? defaultManifest) { return fail(problem) }
       return showRun(id, manifest: manifest, json: json)
     }
   }
@@ -78,23 +79,35 @@ public enum LogCommandLine {
     return ExitStatus.success
   }
 
+  /// The jobs of run `id`, from its journal beside `manifest`; or, when none is named, beside
+  /// `./jobs.yaml`, else where the index of this user's runs says it is (``RunSearch``).
   private static func showRun(_ id: String, manifest: String?, json: Bool) -> Int32 {
-    let folder = JournalFolder(manifestPath: manifest ?? defaultManifest)
-    let file = folder.file(ofRun: id)
-    if isRunID(id), access(file, F_OK) != 0, errno != ENOENT {
-      return fail("cannot read the journal \(file): \(errorMessage(errno))")
-    }
-    guard isRunID(id), access(file, F_OK) == 0 else {
-      let suggestion = Suggestion.closest(to: id, among: folder.runIDs()).map(Suggestion.didYouMean) ?? ""
+    switch RunSearch.journal(ofRun: id, manifest: manifest, defaultManifest: defaultManifest) {
+    case .journal(let file):
+      return show(file, json: json)
+    case .refused(let problem), .unreadable(let problem):
+      return fail(problem)
+    case .gone(let file):
+      return fail(
+        "no run '\(id)': the index of runs names its journal \(file), which is gone (the journals of a manifest's "
+          + "last \(JournalFolder.keptRuns) runs are kept)")
+    case .unknown(let places, let runs, let indexProblem):
+      if let indexProblem { warn("the index of runs is not read: \(indexProblem)") }
+      let suggestion = Suggestion.closest(to: id, among: runs).map(Suggestion.didYouMean) ?? ""
       let listing = manifest.map { "'oprun log \($0)'" } ?? "'oprun log'"
-      return fail("no run '\(id)' in \(folder.path)\(suggestion); \(listing) lists the runs")
+      return fail("no run '\(id)' in \(places)\(suggestion); \(listing) lists the runs")
     }
-    switch folder.read(file: file, keepingLines: json) {
+  }
+
+  /// The jobs of the run whose journal is `file`.
+  private static func show(_ file: String, json: Bool) -> Int32 {
+    switch JournalFolder.read(file: file, keepingLines: json) {
     case .failure(let error):
       return fail("cannot read the journal \(error.message)")
     case .success(let journal):
       if let warning = JournalFolder.warning(about: journal, in: file, for: .log) { warn(warning) }
-      RunCommandLine.writeAll(STDOUT_FILENO, json ? RunHistoryText.journalJSON(journal) : RunHistoryText.jobs(of: journal))
+      RunCommandLine.writeAll(
+        STDOUT_FILENO, json ? RunHistoryText.journalJSON(journal) : RunHistoryText.jobs(of: journal))
       return ExitStatus.success
     }
   }
@@ -102,13 +115,7 @@ public enum LogCommandLine {
   /// Why the journals beside `manifest` are not read: a `.oprun/` another user controls
   /// (SPEC §9); nil when they are.
   private static func refusal(of manifest: String) -> String? {
-    guard case .failure(let refusal) = StateFolder(manifestPath: manifest).open() else { return nil }
-    return "\(refusal.problem): its journals are not read (remove it, and oprun makes one of its own)"
-  }
-
-  /// A RUN-ID names a file in the folder, never a path elsewhere.
-  private static func isRunID(_ id: String) -> Bool {
-    !id.isEmpty && !id.hasPrefix(".") && !id.contains("/")
+    RunSearch.refusal(of: StateFolder(manifestPath: manifest))
   }
 
   /// Why `manifest` cannot be the manifest whose runs are shown; nil when it can.

@@ -33,7 +33,8 @@ public enum RunHistoryText {
   }
 
   /// One run's jobs, as `nextflow log RUN` shows a run's tasks: a line naming the run, a
-  /// table of its job lines in the order written, and the summary of its end line.
+  /// table of its job lines in the order written, each failure with the last lines of output
+  /// its record kept (as the run's own summary shows them), and the summary of its end line.
   public static func jobs(of journal: Journal) -> String {
     var text = journal.header.map { runLine($0) + "\n" } ?? ""
     text += TextTable.render(
@@ -41,12 +42,29 @@ public enum RunHistoryText {
       journal.records.map { record in
         let ran = record.exitCode != nil || record.signal != nil
         return [
-          DisplayText.escaped(record.job), record.outcome.word + (record.resumed ? " (resumed)" : record.upToDate ? " (up to date)" : ""),
+          DisplayText.escaped(record.job),
+          record.outcome.word + (record.resumed ? " (resumed)" : record.upToDate ? " (up to date)" : ""),
           status(of: record), journal.header.map { TimeText.timestamp(record.start - $0.start) } ?? "-",
           ran ? TimeText.duration(record.duration) : "-", JobFingerprint.text(of: record.fingerprint),
         ]
       })
+    for record in journal.records where !record.output.isEmpty {
+      text += failureLines(of: record)
+    }
     return text + summaryLine(of: journal) + "\n"
+  }
+
+  /// `── test: failed (exit 4)`, then `    … 150 earlier lines` and the lines its record kept,
+  /// indented, each as the job printed it.
+  static func failureLines(of record: JournalRecord) -> String {
+    var text = "── " + DisplayText.escaped(record.job) + ": " + record.outcome.word
+    let ending = status(of: record)
+    if ending != "-" { text += " (" + ending + ")" }
+    text += "\n"
+    let earlier = record.outputLines - record.output.count
+    if earlier > 0 { text += "    … " + counted(earlier, "earlier line") + "\n" }
+    for line in record.output { text += (line.isEmpty ? "" : "    " + line) + "\n" }
+    return text
   }
 
   /// The journal's lines as written: {`header`, `jobs`, `end`}, `null` for a header or an end

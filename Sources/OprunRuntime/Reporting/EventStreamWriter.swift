@@ -9,10 +9,11 @@ import OprunCore
 /// none or made ready by its cancellation, so that a reader can follow a run's critical path
 /// back from its last job. Beyond the required events it writes
 /// `completion-started` {`job`, `pid`} and `warning` {`message`}; a refused `control` request
-/// has its `error`. Job output is left out of
-/// `--events`: the stream describes the run, and output can be large and binary. The
-/// control channel's `watch` stream (SPEC §8) is the same encoding with output included, as
-/// `output` {`job`, `stream`, `text`} (invalid UTF-8 as U+FFFD): one encoder serves both.
+/// has its `error`. Job output is written as `output` {`job`, `stream`, `text`} lines (invalid
+/// UTF-8 as U+FFFD), one per line a job printed, in order with the transitions, so that a
+/// failure's cause is in the file (`oprun report` shows a failed job's last lines); `--events-output
+/// none` leaves them out. The control channel's `watch` stream (SPEC §8) is the same encoding,
+/// output always included: one encoder serves both.
 public final class EventStreamWriter: RunObserver {
   public let graph: JobGraph
   /// Takes each complete line, newline included; the bytes are not retained.
@@ -24,9 +25,10 @@ public final class EventStreamWriter: RunObserver {
   /// `run-finished` is the last line: a warning about a sink that failed later is not written.
   private var isFinished = false
 
-  /// The `--events` stream, written and flushed to `sink` line by line.
-  public convenience init(graph: JobGraph, sink: OutputSink) {
-    self.init(graph: graph, includingOutput: false) { line in
+  /// The `--events` stream, written and flushed to `sink` line by line, job output included
+  /// when `includingOutput`.
+  public convenience init(graph: JobGraph, sink: OutputSink, includingOutput: Bool) {
+    self.init(graph: graph, includingOutput: includingOutput) { line in
       sink.write(line)
       sink.flush()
     }

@@ -54,6 +54,11 @@ extension HTMLReport {
     .cutoff { color: #9a3412; font-weight: 600; }
     #failure-list { margin: 0; padding-left: 18px; }
     #failure-list li { margin: 2px 0; }
+    pre.output { margin: 4px 0 8px; padding: 6px 8px; background: #f6f8fa; border: 1px solid var(--line);
+      border-radius: 6px; white-space: pre-wrap; overflow-wrap: anywhere;
+      font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12px; }
+    pre.output.scrolled { max-height: 24em; overflow: auto; }
+    pre.output .earlier { color: var(--muted); }
     a.job { color: var(--running); cursor: pointer; text-decoration: none; font-weight: 500; }
     a.job:hover { text-decoration: underline; }
     .mono { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12.5px; }

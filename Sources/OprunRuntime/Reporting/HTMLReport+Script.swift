@@ -98,6 +98,7 @@ extension HTMLReport {
           " job(s) had not finished; the timeline stops at its last line.");
       }
       if (data.unreadable_lines) notes.push(data.unreadable_lines + " unreadable line(s) skipped.");
+      if (data.output_from_journal) notes.push("The events file holds no output: the failures' last lines are their journal's.");
       if (data.warnings.length) notes.push(data.warnings.length + " warning(s): " + data.warnings.join(" · "));
       var note = $("summary-note");
       note.textContent = notes.join(" ");
@@ -105,17 +106,35 @@ extension HTMLReport {
       if (!notes.length) note.hidden = true;
     }
 
+    // A failure's last `count` lines of output (all it kept when no count), as text; null when
+    // it has none.
+    function lastLines(job, count) {
+      if (!job.output || !job.output.length) return null;
+      var lines = count === undefined ? job.output : job.output.slice(-count);
+      var box = element("pre", "output");
+      var earlier = job.output_lines - lines.length;
+      if (earlier > 0) box.appendChild(element("span", "earlier", "… " + earlier + " earlier line" + (earlier === 1 ? "" : "s") + "\n"));
+      box.appendChild(document.createTextNode(lines.join("\n")));
+      return box;
+    }
+    // The failures, each with its last LINES_IN_FAILURES lines, whole, as the run's own summary
+    // shows them (the first FAILURES_WITH_LINES failures: the rest show theirs in their details,
+    // which hold all the report has of them).
+    var LINES_IN_FAILURES = 10, FAILURES_WITH_LINES = 20;
     function drawFailures() {
-      var list = $("failure-list");
+      var list = $("failure-list"), shown = 0;
       jobs.forEach(function (job, index) {
         if (job.outcome !== "failed" && job.outcome !== "timed-out") return;
         var item = element("li");
+        item.setAttribute("data-job", job.name);
         item.appendChild(jobLink(index));
         var words = " — " + job.outcome + ", " + ending(job.exit_code, job.signal);
         if (job.duration !== undefined) words += ", after " + seconds(job.duration);
         if (job.error) words += ": " + job.error;
         item.appendChild(document.createTextNode(words));
         list.appendChild(item);
+        var box = shown < FAILURES_WITH_LINES ? lastLines(job, LINES_IN_FAILURES) : null;
+        if (box) { item.appendChild(box); shown++; }
       });
       $("failures").hidden = list.children.length === 0;
     }

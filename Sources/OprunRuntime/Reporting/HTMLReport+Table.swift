@@ -164,6 +164,13 @@ extension HTMLReport {
       if (job.completion) fact("completion", ending(job.completion.exit_code, job.completion.signal));
       fact("critical path", critical.has(index) ? "yes" : null);
       body.appendChild(facts);
+      // The cause of a failure first: its last lines.
+      var box = lastLines(job);
+      if (box) {
+        box.className = "output scrolled";
+        body.appendChild(element("strong", null, "Last lines of output"));
+        body.appendChild(box);
+      }
       body.appendChild(element("strong", null, "Transitions"));
       var steps = [];
       if (job.pending !== undefined) steps.push([job.pending, "pending"]);
@@ -194,6 +201,7 @@ extension HTMLReport {
       steps.forEach(function (step) { list.appendChild(element("li", null, at(step[0]) + " — " + step[1])); });
       body.appendChild(list);
       $("details").hidden = false;
+      if (box) box.scrollTop = box.scrollHeight;
     }
     $("details-close").addEventListener("click", function () {
       $("details").hidden = true; selected = -1; draw(); drawTable(true);

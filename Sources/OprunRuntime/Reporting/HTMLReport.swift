@@ -1,10 +1,10 @@
 import OprunCore
 
 /// The page of `oprun report EVENTS --html OUT` (SPEC §4): one self-contained HTML file of a
-/// recorded run — summary, failures, a Gantt timeline per queue lane, each matrix job's
-/// instances together, the jobs, sorted by any column and filtered by name and outcome —
-/// that needs no network. The timeline zooms; a queue too crowded to draw job by job at the
-/// zoom in use is drawn as how many of its jobs ran at once.
+/// recorded run — summary, failures with their last lines of output, a Gantt timeline per
+/// queue lane, each matrix job's instances together, the jobs, sorted by any column and
+/// filtered by name and outcome — that needs no network. The timeline zooms; a queue too
+/// crowded to draw job by job at the zoom in use is drawn as how many of its jobs ran at once.
 ///
 /// The run is embedded as JSON in a `<script type="application/json">` block and drawn by the
 /// page's own script (``HTMLReport/template``), the timeline on a canvas and the job table a
@@ -12,22 +12,49 @@ import OprunCore
 /// Every `<` in the data is written `\u003c`: no job name can end the block or open a tag,
 /// and the script puts names in the page as text only.
 public enum HTMLReport {
-  /// The page of `run`.
-  public static func page(of run: RecordedRun) -> [UInt8] {
+  /// The page of `run`. A failure's last lines come from the run's `output` lines, or, when
+  /// it has none (`--events-output none`), from `journal`, the run's journal, when there is one.
+  public static func page(of run: RecordedRun, journal: Journal? = nil) -> [UInt8] {
     var page = Array(template.utf8)
     guard let slot = page.firstRange(of: Array(dataSlot.utf8)) else { return page }
-    page.replaceSubrange(slot, with: data(of: run))
+    page.replaceSubrange(slot, with: data(of: run, journal: journal))
     return page
+  }
+
+  /// A failure's last lines of output, oldest first, and how many it printed in all.
+  struct LastLines {
+    var lines: [String]
+    var total: Int
+  }
+
+  /// The last lines of each failure (by its index in the run's jobs), and whether they are the
+  /// journal's.
+  static func lastLines(of run: RecordedRun, journal: Journal?) -> (lines: [Int: LastLines], fromJournal: Bool) {
+    guard run.outputEventCount == 0, let journal, journal.header?.run == run.run else {
+      let lines = run.failureOutput.mapValues { tail in
+        LastLines(lines: tail.lines.map { String(decoding: $0, as: UTF8.self) }, total: tail.totalLines)
+      }
+      return (lines, false)
+    }
+    let records = journal.recordsByJob
+    var lines: [Int: LastLines] = [:]
+    for (index, job) in run.jobs.enumerated() where job.outcome == .failed || job.outcome == .timedOut {
+      guard let record = records[job.name], !record.output.isEmpty else { continue }
+      lines[index] = LastLines(lines: record.output, total: record.outputLines)
+    }
+    return (lines, true)
   }
 
   /// Where the page's template takes the run's data.
   static let dataSlot = "/*RUN-DATA*/"
 
   /// The run as the page reads it, `<` escaped.
-  static func data(of run: RecordedRun) -> [UInt8] {
+  static func data(of run: RecordedRun, journal: Journal? = nil) -> [UInt8] {
     let layout = ReportLayout(run)
+    let lastLines = lastLines(of: run, journal: journal)
     var object = JSONObjectWriter()
     writeSummary(of: run, to: &object)
+    if lastLines.fromJournal { object.field("output_from_journal", true) }
     object.field("queues", objects: run.queues.indices) { index, queue in
       let recorded = run.queues[index]
       queue.field("name", recorded.name)
@@ -38,8 +65,10 @@ public enum HTMLReport {
     }
     object.field("rows", layout.rowCount)
     let queueIndex = Dictionary(run.queues.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
-    object.field("jobs", objects: run.jobs) { job, fields in
+    object.field("jobs", objects: run.jobs.indices) { index, fields in
+      let job = run.jobs[index]
       writeJob(job, queue: queueIndex[job.queue] ?? 0, to: &fields)
+      if let lines = lastLines.lines[index] { writeLastLines(lines, to: &fields) }
     }
     object.field("bars", objects: layout.bars) { bar, fields in
       fields.field("job", bar.job)
@@ -107,6 +136,12 @@ public enum HTMLReport {
         members.field("signal", completion.signal)
       }
     }
+  }
+
+  /// A failure's last lines of output (`output`) and how many it printed (`output_lines`).
+  private static func writeLastLines(_ lastLines: LastLines, to fields: inout JSONObjectWriter) {
+    fields.field("output", lastLines.lines)
+    fields.field("output_lines", lastLines.total)
   }
 
   private static func writeInterval(_ interval: RecordedRun.Interval, to fields: inout JSONObjectWriter) {

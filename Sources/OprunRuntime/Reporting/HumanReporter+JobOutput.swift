@@ -27,7 +27,7 @@ extension HumanReporter {
   /// Each line as `job | text` (`job |` alone for an empty line).
   private func writePrefixed(_ text: [UInt8], of job: JobID) {
     let prefix = timeline.style.paint(jobName(job) + " |", .dim)
-    for line in LineSplitter.lines(of: text) {
+    for line in WholeText.lines(of: text) {
       out.write(prefix)
       if !line.isEmpty {
         out.write(" ")

@@ -3,6 +3,10 @@ import OprunCore
 
 /// `oprun report EVENTS --html OUT` (SPEC §4): the HTML page of a recorded run.
 ///
+/// A failure's last lines come from the events file's `output` lines; from one written without
+/// them (`--events-output none`), they are taken from the run's journal, found by its RUN-ID as
+/// `oprun log RUN-ID` finds it, when it is there.
+///
 /// Exits 0 with the page written, or 2 — writing nothing — when the events file cannot be
 /// read or holds no event, or the page cannot be written. The page is written to a temporary
 /// file beside `OUT` and renamed over it, so a report that fails half-way leaves no half page.
@@ -20,10 +24,21 @@ public enum ReportCommandLine {
     guard run.eventCount > 0 else {
       return fail("no events in '\(events)': expected the NDJSON lines of `oprun --events`")
     }
-    if let problem = writeAtomically(HTMLReport.page(of: run), to: output) {
+    if let problem = writeAtomically(HTMLReport.page(of: run, journal: journal(of: run)), to: output) {
       return fail("cannot write the report '\(output)': \(problem)")
     }
     return ExitStatus.success
+  }
+
+  /// The journal of `run`, when its events hold no output and some job failed; nil when
+  /// there is none to be found or read.
+  static func journal(of run: RecordedRun) -> Journal? {
+    guard run.outputEventCount == 0, let id = run.run,
+      run.jobs.contains(where: { $0.outcome == .failed || $0.outcome == .timedOut }),
+      case .journal(let file) = RunSearch.journal(
+        ofRun: id, manifest: nil, defaultManifest: LogCommandLine.defaultManifest)
+    else { return nil }
+    return try? JournalFolder.read(file: file).get()
   }
 
   /// Writes `bytes` to a new file beside `path`, then renames it to `path`; nil when done,

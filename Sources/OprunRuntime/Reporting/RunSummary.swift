@@ -40,7 +40,7 @@ public struct RunSummary: Sendable, Equatable {
   /// Jobs their files showed up to date.
   public private(set) var upToDateCount = 0
   /// The last lines of output of every failed or timed-out job.
-  public private(set) var failureTails: [JobID: OutputTail] = [:]
+  public var failureTails: [JobID: OutputTail] { tails.failures }
   /// Seconds from start to `run-finished`; nil until the run has finished.
   public private(set) var wallTime: Double?
   /// The run's exit status; nil until the run has finished.
@@ -48,16 +48,13 @@ public struct RunSummary: Sendable, Equatable {
 
   private var cancelReasons: [JobID: CancelReason] = [:]
   private var executedJobs: Set<JobID> = []
-  /// Tails of jobs that have not finished, or finished as failures.
-  private var tails: [JobID: OutputTail] = [:]
-  private var finishedOutcomes: [JobID: Outcome] = [:]
-  private let tailCapacity: Int
+  private var tails: FailureTails
 
   /// An empty summary for a run of `jobCount` jobs, keeping `tailCapacity` lines of output
   /// for each failure.
   public init(jobCount: Int, tailCapacity: Int = 10) {
     self.jobCount = jobCount
-    self.tailCapacity = tailCapacity
+    tails = FailureTails(capacity: tailCapacity)
     counts = Dictionary(uniqueKeysWithValues: Outcome.allCases.map { ($0, 0) })
   }
 
@@ -92,7 +89,7 @@ public struct RunSummary: Sendable, Equatable {
     case .cancelled(let job, let reason):
       if cancelReasons[job] == nil { cancelReasons[job] = reason }
     case .output(let job, _, let text):
-      recordOutput(text, of: job)
+      tails.record(text, of: job)
     case .runFinished(let exitCode, _):
       wallTime = event.time
       self.exitCode = exitCode
@@ -116,21 +113,6 @@ public struct RunSummary: Sendable, Equatable {
     counts[outcome, default: 0] += 1
     if transition.resumed { resumedCount += 1 }
     if transition.upToDate { upToDateCount += 1 }
-    finishedOutcomes[job] = outcome
-    let tail = tails.removeValue(forKey: job)
-    if results[results.count - 1].isFailure { failureTails[job] = tail ?? OutputTail(capacity: tailCapacity) }
-  }
-
-  /// Output that arrives after a job finished (from something it left running) still
-  /// belongs to a failure's tail; a job that did not fail needs none.
-  private mutating func recordOutput(_ text: [UInt8], of job: JobID) {
-    switch finishedOutcomes[job] {
-    case nil:
-      tails[job, default: OutputTail(capacity: tailCapacity)].append(text)
-    case .failed, .timedOut:
-      failureTails[job, default: OutputTail(capacity: tailCapacity)].append(text)
-    default:
-      break
-    }
+    tails.finish(job, outcome: outcome)
   }
 }

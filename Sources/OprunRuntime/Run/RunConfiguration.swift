@@ -17,6 +17,8 @@ public struct RunConfiguration: Sendable {
   public var outputMode: OutputMode = .prefixed
   /// NDJSON event stream; "-" is standard output (human output then goes to standard error).
   public var eventsPath: String?
+  /// `--events-output`: whether the event stream carries the jobs' output lines.
+  public var eventsOutput: EventsOutput = .all
   /// Chrome trace-event JSON written when the run ends.
   public var tracePath: String?
   /// Seconds between the cancelling signal and SIGKILL.
@@ -40,6 +42,14 @@ public struct RunConfiguration: Sendable {
   public init(manifestPath: String) {
     self.manifestPath = manifestPath
   }
+}
+
+/// What of the jobs' output the event stream carries (`--events-output`).
+public enum EventsOutput: String, Sendable, CaseIterable {
+  /// Every line a job prints, as an `output` event: the default.
+  case all
+  /// None (`none`): the stream describes the run alone.
+  case leftOut = "none"
 }
 
 /// Where a run's jobs run (`--backend`).

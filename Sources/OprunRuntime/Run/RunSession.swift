@@ -33,7 +33,7 @@ final class RunSession {
       guard let sink = openSink(path, standardOutput: eventsToStandardOutput, output) else {
         return failToOpen(path)
       }
-      observers.append(EventStreamWriter(graph: graph, sink: sink))
+      observers.append(EventStreamWriter(graph: graph, sink: sink, includingOutput: configuration.eventsOutput == .all))
     }
     if let path = configuration.tracePath {
       guard let sink = openSink(path, standardOutput: false, output) else { return failToOpen(path) }
@@ -180,9 +180,21 @@ final class RunSession {
         warn: { driver.warn($0) })
       journal = writer
       driver.addObserver(writer)
-      folder.prune(keeping: created.file, tracked: graph.trackedJobNames)
-      return nil
+      let pruned = folder.prune(keeping: created.file, tracked: graph.trackedJobNames)
+      return addToIndex(run: identity.id, pruning: pruned)
     }
+  }
+
+  /// Names this run's journal in the index of this user's runs, which drops the runs whose
+  /// journals are gone when `pruning`; nil when done (or when no home folder is known to keep
+  /// an index in), else the warning to give.
+  private func addToIndex(run id: String, pruning: Bool) -> String? {
+    guard let index = RunIndex.ofThisUser() else { return nil }
+    let state = StateFolder.resolved(manifestPath: configuration.manifestPath)
+    let journal = state.runs + "/" + JournalName(run: id).fileName
+    guard let problem = index.record(run: id, journal: journal, pruning: pruning) else { return nil }
+    return "this run is not in the index of runs (\(problem.message)): 'oprun log \(id)' finds it only "
+      + "in the manifest's folder"
   }
 
   /// Redraws the status line once a second, with the time and the terminal's width then,

@@ -3,9 +3,11 @@ import Testing
 
 /// Headless Chromium, to open the pages `oprun report` writes as a browser does.
 enum HeadlessChromium {
-  /// The document after the page's scripts ran, as Chromium serialises it.
-  static func dumpDOM(of page: String, in folder: Scratch) throws -> String {
-    try run(["--dump-dom", URL(fileURLWithPath: page).absoluteString], in: folder)
+  /// The document after the page's scripts ran, as Chromium serialises it; opened at
+  /// `#fragment` when one is given.
+  static func dumpDOM(of page: String, fragment: String? = nil, in folder: Scratch) throws -> String {
+    let url = URL(fileURLWithPath: page).absoluteString + (fragment.map { "#" + $0 } ?? "")
+    return try run(["--dump-dom", url], in: folder)
   }
 
   /// The document after the page's scripts ran and then `script`, run after them as a
@@ -57,6 +59,14 @@ struct DumpedPage {
       searchRange = tag.upperBound..<html.endIndex
     }
     return names
+  }
+
+  /// The markup from the first `start` on, up to and including the first `end` after it.
+  func markup(from start: String, to end: String) -> String? {
+    guard let opening = html.range(of: start),
+      let closing = html.range(of: end, range: opening.upperBound..<html.endIndex)
+    else { return nil }
+    return String(html[opening.lowerBound..<closing.upperBound])
   }
 
   /// The element with `id`'s opening tag and what follows it, up to its first `<`.

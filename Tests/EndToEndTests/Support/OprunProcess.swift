@@ -10,7 +10,8 @@ let oprunBinary: String =
   ProcessInfo.processInfo.environment["OPRUN"]
   ?? packageRoot.appendingPathComponent(".build/debug/oprun").path
 
-/// A scratch folder for one test, removed when the test's value is released.
+/// A scratch folder for one test, removed when the test's value is released, with a state
+/// folder of its own beside it (``stateHome``).
 final class Scratch: @unchecked Sendable {
   let url: URL
 
@@ -19,7 +20,15 @@ final class Scratch: @unchecked Sendable {
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
   }
 
-  deinit { try? FileManager.default.removeItem(at: url) }
+  deinit {
+    try? FileManager.default.removeItem(at: url)
+    try? FileManager.default.removeItem(atPath: stateHome)
+  }
+
+  /// The `XDG_STATE_HOME` of what runs in this folder, where oprun keeps the index of runs:
+  /// beside the folder (not in it, where a test's patterns would see it), and never the
+  /// home folder of whoever runs the tests.
+  var stateHome: String { url.path + "-state" }
 
   func path(_ name: String) -> String { url.appendingPathComponent(name).path }
 
@@ -66,6 +75,7 @@ final class OprunProcess: @unchecked Sendable {
     process.currentDirectoryURL = folder.url
     var env = ProcessInfo.processInfo.environment
     env["NO_COLOR"] = "1"
+    env["XDG_STATE_HOME"] = folder.stateHome
     env.removeValue(forKey: "GITHUB_ACTIONS")
     for (key, value) in environment { env[key] = value }
     process.environment = env

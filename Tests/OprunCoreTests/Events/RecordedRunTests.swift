@@ -21,6 +21,25 @@ import Testing
 
     """
 
+  @Test func aFailedJobKeepsItsLastOutputLinesAndASucceededJobNone() throws {
+    var lines = [
+      #"{"t":0,"event":"run-started","queues":{"ci":1},"jobs":2,"run":"r"}"#,
+      #"{"t":0.1,"event":"output","job":"build","stream":"stdout","text":"compiled\n"}"#,
+      #"{"t":0.2,"event":"transition","job":"build","queue":"ci","from":"executing","to":"finished","outcome":"succeeded","exit_code":0,"signal":null,"duration":0.1}"#,
+    ]
+    lines += (1...60).map { #"{"t":0.3,"event":"output","job":"test","stream":"stdout","text":"line \#($0)\n"}"# }
+    lines.append(
+      #"{"t":0.4,"event":"transition","job":"test","queue":"ci","from":"executing","to":"finished","outcome":"failed","exit_code":4,"signal":null,"duration":0.2}"#
+    )
+    let run = RecordedRun(eventLines: Array(lines.joined(separator: "\n").utf8))
+    #expect(run.outputEventCount == 61)
+    #expect(Array(run.failureOutput.keys) == [1])
+    let tail = try #require(run.failureOutput[1])
+    #expect(tail.lines.map { String(decoding: $0, as: UTF8.self) } == (11...60).map { "line \($0)" })
+    #expect(tail.totalLines == 60)
+    #expect(RecordedRun(eventLines: Array(Self.finishedRun.utf8)).outputEventCount == 0)
+  }
+
   @Test func aFinishedRunReadsBackEveryJobsAttemptsOutcomeAndTheQueuesSuspensions() throws {
     let run = RecordedRun(eventLines: Array(Self.finishedRun.utf8))
     #expect(run.run == "20261125-101010-ab12")

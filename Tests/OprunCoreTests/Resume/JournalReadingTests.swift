@@ -25,6 +25,20 @@ import Testing
 
   private func problemLines(_ journal: Journal) -> [Int] { journal.problems.map(\.line) }
 
+  @Test func aFailuresRecordKeepsItsLastLinesAndAnOlderRecordHasNone() throws {
+    let journal = read([
+      Self.header,
+      Self.job(
+        "test", outcome: "failed", extra: #","output":["check 2 ok","assertion failed: <3> \u00e9"],"output_lines":40"#),
+      Self.job("old", outcome: "failed"),
+    ])
+    #expect(journal.problems.isEmpty)
+    #expect(journal.records[0].output == ["check 2 ok", "assertion failed: <3> é"])
+    #expect(journal.records[0].outputLines == 40)
+    #expect(journal.records[1].output.isEmpty)
+    #expect(journal.records[1].outputLines == 0)
+  }
+
   @Test func aWellFormedJournalIsReadWhole() throws {
     let parts =
       #","parts":{"command":"0000000000000001","env":"0000000000000002","cwd":"0000000000000003","timeout":"0000000000000004","dependencies":"0000000000000005"}"#

@@ -27,7 +27,7 @@ public struct OutputTail: Sendable, Equatable {
 
   /// Adds the lines of `text`; a last line without a newline counts as a line.
   public mutating func append(_ text: [UInt8]) {
-    for line in LineSplitter.lines(of: text) { appendLine(Array(line)) }
+    for line in WholeText.lines(of: text) { appendLine(Array(line)) }
   }
 
   private mutating func appendLine(_ line: [UInt8]) {
