@@ -91,12 +91,7 @@ struct CtlPriority: CtlRequest {
 
   func validate() throws {
     guard values.count == 2 else { throw ValidationError("priority takes a JOB and a LEVEL") }
-    let level = values[1]
-    guard Priority(word: level) != nil || Int(level).flatMap(Priority.init(rawValue:)) != nil else {
-      let words = Priority.allCases.map(\.word).joined(separator: ", ")
-      let numbers = Priority.allCases.map { String($0.rawValue) }.joined(separator: ", ")
-      throw ValidationError("unknown priority '\(level)'; expected \(words) (or \(numbers))")
-    }
+    if Priority(level: values[1]) == nil { throw ValidationError(Priority.unknownLevel(values[1])) }
   }
 }
 

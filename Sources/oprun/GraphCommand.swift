@@ -31,7 +31,7 @@ struct Graph: ParsableCommand {
 
   func run() throws {
     throw ExitCode(
-      GraphCommandLine.execute(manifest: manifest ?? "jobs.yaml", targets: jobs, format: format, eventsPath: events))
+      GraphCommandLine.execute(words: (manifest.map { [$0] } ?? []) + jobs, format: format, eventsPath: events))
   }
 }
 

@@ -7,7 +7,12 @@ struct Run: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "run",
     abstract: "Run MANIFEST's jobs (the default command).",
-    usage: "oprun [options] [MANIFEST] [JOB...]"
+    usage: "oprun [options] [MANIFEST] [JOB...]",
+    discussion: """
+      As make takes targets, the manifest may be left out before JOBs: a first word that names \
+      no file (and does not end in .yaml or .yml) is a JOB of ./jobs.yaml, so `oprun build test` \
+      runs build and test of ./jobs.yaml.
+      """
   )
 
   @Argument(
@@ -132,7 +137,7 @@ struct Run: ParsableCommand {
     let switches = RunSwitches(
       quiet: quiet, verbose: verbose, keepGoing: keepGoing, failFast: failFast, dryRun: dryRun, resume: resume,
       noJournal: noJournal, force: force)
-    var configuration = switches.configuration(manifest: manifest, targets: jobs)
+    var configuration = switches.configuration(words: (manifest.map { [$0] } ?? []) + jobs)
     configuration.maxConcurrent = maxConcurrent
     configuration.outputMode = output
     configuration.eventsPath = events

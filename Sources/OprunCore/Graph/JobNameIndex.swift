@@ -24,13 +24,26 @@ public struct JobNameIndex: Sendable {
   }
 
   /// Why `name` names no job, as a user can act on it: the closest name, or, for a
-  /// bracketed name of a matrix job, the instances it has.
+  /// bracketed name of a matrix job, the instances it has, or else the jobs there are.
   public func unknownName(_ name: String) -> TargetError {
     if let template = MatrixExpansion.templateName(of: name), let ids = instances[template] {
       return TargetError(
         name: name, suggestion: nil, instances: MatrixExpansion.listing(instances: ids.map { names[$0] }))
     }
     let candidates = names + instances.keys
-    return TargetError(name: name, suggestion: Suggestion.closest(to: name, among: candidates))
+    guard let suggestion = Suggestion.closest(to: name, among: candidates) else {
+      return TargetError(name: name, suggestion: nil, jobListing: "the jobs are " + Self.listing(of: names))
+    }
+    return TargetError(name: name, suggestion: suggestion)
+  }
+
+  /// How many names an unknown name's message lists before `and N more`.
+  static let jobsListed = 20
+
+  /// The names a user can give, in manifest order: a matrix job's plain name once, for its instances.
+  private static func listing(of names: [String]) -> String {
+    var seen = Set<String>()
+    let plain = names.lazy.map { MatrixExpansion.templateName(of: $0) ?? $0 }.filter { seen.insert($0).inserted }
+    return Listing.bounded(Array(plain), limit: jobsListed)
   }
 }

@@ -22,7 +22,7 @@ public enum LogCommandLine {
       return listRuns(of: manifest, json: json)
     case .run(let id, let manifest):
       if let manifest, let problem = missing(manifest) { return fail(problem) }
-      if let problem = refusal(of: manifest ?? defaultManifest) { return fail(problem) }
+      if let problem = refusal(of: manifest ?? ManifestFile.defaultPath) { return fail(problem) }
       return showRun(id, manifest: manifest, json: json)
     }
   }
@@ -31,16 +31,13 @@ public enum LogCommandLine {
   /// `.yml`; otherwise it is a RUN-ID.
   static func request(for arguments: [String]) -> Request {
     switch arguments.count {
-    case 0: return .runs(manifest: defaultManifest)
+    case 0: return .runs(manifest: ManifestFile.defaultPath)
     case 1:
       let argument = arguments[0]
-      let isManifest = argument.hasSuffix(".yaml") || argument.hasSuffix(".yml") || isFile(argument)
-      return isManifest ? .runs(manifest: argument) : .run(id: argument, manifest: nil)
+      return ManifestFile.canBe(argument) ? .runs(manifest: argument) : .run(id: argument, manifest: nil)
     default: return .run(id: arguments[1], manifest: arguments[0])
     }
   }
-
-  static let defaultManifest = "jobs.yaml"
 
   private static func listRuns(of manifest: String, json: Bool) -> Int32 {
     let folder = JournalFolder(manifestPath: manifest)
@@ -79,7 +76,7 @@ public enum LogCommandLine {
   }
 
   private static func showRun(_ id: String, manifest: String?, json: Bool) -> Int32 {
-    let folder = JournalFolder(manifestPath: manifest ?? defaultManifest)
+    let folder = JournalFolder(manifestPath: manifest ?? ManifestFile.defaultPath)
     let file = folder.file(ofRun: id)
     if isRunID(id), access(file, F_OK) != 0, errno != ENOENT {
       return fail("cannot read the journal \(file): \(errorMessage(errno))")
@@ -118,11 +115,6 @@ public enum LogCommandLine {
       return "no manifest '\(manifest)': \(errorMessage(errno))"
     }
     return status.st_mode & S_IFMT == S_IFDIR ? "no manifest '\(manifest)': it is a directory" : nil
-  }
-
-  private static func isFile(_ path: String) -> Bool {
-    var status = stat()
-    return stat(path, &status) == 0 && status.st_mode & S_IFMT != S_IFDIR
   }
 
   private static func warn(_ message: String) {
