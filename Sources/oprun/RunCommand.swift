@@ -20,7 +20,9 @@ struct Run: ParsableCommand {
     completion: .file(extensions: ["yaml", "yml"]))
   var manifest: String?
 
-  @Argument(help: ArgumentHelp("Run only these jobs and their dependencies.", valueName: "JOB"))
+  @Argument(
+    help: ArgumentHelp("Run only these jobs and their dependencies.", valueName: "JOB"),
+    completion: .custom(JobCompletion.candidates))
   var jobs: [String] = []
 
   // Unconditional, so that `-j -1` is a value to refuse rather than a missing one.
@@ -137,7 +139,7 @@ struct Run: ParsableCommand {
     let switches = RunSwitches(
       quiet: quiet, verbose: verbose, keepGoing: keepGoing, failFast: failFast, dryRun: dryRun, resume: resume,
       noJournal: noJournal, force: force)
-    var configuration = switches.configuration(words: (manifest.map { [$0] } ?? []) + jobs)
+    var configuration = switches.configuration(words: manifestAndJobs)
     configuration.maxConcurrent = maxConcurrent
     configuration.outputMode = output
     configuration.eventsPath = events

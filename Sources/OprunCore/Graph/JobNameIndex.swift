@@ -32,7 +32,8 @@ public struct JobNameIndex: Sendable {
     }
     let candidates = names + instances.keys
     guard let suggestion = Suggestion.closest(to: name, among: candidates) else {
-      return TargetError(name: name, suggestion: nil, jobListing: "the jobs are " + Self.listing(of: names))
+      let listing = Listing.bounded(givenNames(instances: false), limit: Self.jobsListed)
+      return TargetError(name: name, suggestion: nil, jobListing: "the jobs are " + listing)
     }
     return TargetError(name: name, suggestion: suggestion)
   }
@@ -40,10 +41,17 @@ public struct JobNameIndex: Sendable {
   /// How many names an unknown name's message lists before `and N more`.
   static let jobsListed = 20
 
-  /// The names a user can give, in manifest order: a matrix job's plain name once, for its instances.
-  private static func listing(of names: [String]) -> String {
-    var seen = Set<String>()
-    let plain = names.lazy.map { MatrixExpansion.templateName(of: $0) ?? $0 }.filter { seen.insert($0).inserted }
-    return Listing.bounded(Array(plain), limit: jobsListed)
+  /// The names a user can give, in manifest order: each job's own name, and a matrix job's
+  /// plain name just before its first instance (with `instances` false, in their place).
+  public func givenNames(instances withInstances: Bool) -> [String] {
+    var given: [String] = []
+    for name in names {
+      if let template = MatrixExpansion.templateName(of: name), let ids = instances[template] {
+        if names[ids[0]] == name { given.append(template) }
+        if !withInstances { continue }
+      }
+      given.append(name)
+    }
+    return given
   }
 }

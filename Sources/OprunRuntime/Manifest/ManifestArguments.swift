@@ -31,6 +31,15 @@ public struct ManifestArguments: Equatable, Sendable {
     }
   }
 
+  /// The names a JOB can take after `words` (`[MANIFEST] [JOB...]` as typed so far), for a
+  /// shell's completion: the jobs of the manifest they name, matrix instances included, in
+  /// manifest order; none when it cannot be read or has problems.
+  public static func jobNames(after words: [String]) -> [String] {
+    let path = ManifestArguments(words).manifestPath
+    guard case .success(let graph) = ManifestFile.graph(path: path, defaultMaxConcurrent: 1) else { return [] }
+    return JobNameIndex(graph).givenNames(instances: true)
+  }
+
   /// Read only when a file has the name of a job, which is rare: a manifest with problems has no job.
   private static func defaultManifestHasJob(_ name: String) -> Bool {
     guard case .success(let graph) = ManifestFile.graph(path: ManifestFile.defaultPath, defaultMaxConcurrent: 1)
