@@ -62,7 +62,7 @@ struct CtlLimit: CtlRequest {
     commandName: "limit", abstract: "Set a queue's max-concurrent while it runs.")
   static let command = "limit"
   @ParentCommand var ctl: Ctl
-  @Argument(help: "The queue.") var queue: String
+  @Argument(help: ArgumentHelp("The queue.", valueName: "QUEUE")) var queue: String
   @Argument(help: ArgumentHelp("Its new max-concurrent, a whole number of at least 1.", valueName: "N"))
   var limit: String
   var requestArguments: [String] { [queue, limit] }
