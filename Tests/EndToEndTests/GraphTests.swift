@@ -50,6 +50,28 @@ import Testing
       ])
   }
 
+  /// Every arrow points forward: `fetch-deps`, early in a queue whose other job runs last,
+  /// is drawn left of the job that waits for it.
+  @Test func theDemoReadsLeftToRightWithEveryArrowPointingForward() throws {
+    let folder = try Scratch()
+    let dot = try Self.graph([Self.demo], in: folder)
+    #expect(dot.contains("rankdir=LR"))
+    let laidOut = try ExternalTool("dot", package: "graphviz").run(
+      ["-Tplain", try folder.write("graph.dot", dot)], in: folder)
+    #expect(laidOut.status == 0, "\(laidOut.stderr)")
+    // `node NAME X Y …` and `edge TAIL HEAD …`: the nodes are n<id>, so no name is quoted.
+    var x: [String: Double] = [:]
+    var edges: [(tail: String, head: String)] = []
+    for line in laidOut.stdout.split(separator: "\n") {
+      let words = line.split(separator: " ").map(String.init)
+      if words.first == "node", words.count > 2 { x[words[1]] = Double(words[2]) }
+      if words.first == "edge", words.count > 2 { edges.append((words[1], words[2])) }
+    }
+    #expect(x.count == 11 && edges.count == 15)
+    let backward = edges.filter { (x[$0.tail] ?? 0) >= (x[$0.head] ?? 0) }.map { "\($0.tail) -> \($0.head)" }
+    #expect(backward.isEmpty, "arrows pointing back: \(backward)\n\(laidOut.stdout)")
+  }
+
   @Test func namedJobsDrawOnlyThemAndTheirDependenciesAsARunSelectsThem() throws {
     let folder = try Scratch()
     let drawn = try drawWithGraphviz(try Self.graph([Self.demo, "compile-app", "docs"], in: folder), in: folder)

@@ -35,6 +35,128 @@ import Testing
     #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]) && png.count > 10_000)
   }
 
+  /// 2,000 jobs on two queues: `job-NN50` of every hundred fails and the next one, which
+  /// waits for it, is skipped; every twentieth runs on `io`; `job-1999` times out.
+  static let twoThousandJobs: String = {
+    var text = "on-failure: continue\nmax-concurrent: 8\nqueues:\n  io: {max-concurrent: 2}\njobs:\n"
+    for number in 0..<2000 {
+      let name = "job-" + String(number + 10000).dropFirst()
+      text += "  \(name):\n"
+      switch number % 100 {
+      case 50: text += "    command: exit 1\n"
+      case 51: text += "    command: 'true'\n    dependencies: [job-\(String(number + 9999).dropFirst())]\n"
+      default: text += number == 1999 ? "    command: sleep 10\n    timeout: 1s\n" : "    command: 'true'\n"
+      }
+      if number % 20 == 0 { text += "    queue: io\n" }
+    }
+    return text
+  }()
+
+  /// What a reader does on the page of a 2,000-job run, recorded on the `<html>` element as
+  /// `data-step-NAME` (JSON): the rows in the order shown, and the timeline's time window.
+  static let readerSteps = """
+    function step(name, value) { document.documentElement.setAttribute("data-step-" + name, JSON.stringify(value)); }
+    function rows() {
+      return Array.from(document.querySelectorAll("#table-body .row.body"))
+        .sort(function (a, b) { return a.offsetTop - b.offsetTop; }).map(function (row) { return row.getAttribute("data-job"); });
+    }
+    function shownWindow() {
+      var note = document.getElementById("timeline-window");
+      return [Number(note.getAttribute("data-start")), Number(note.getAttribute("data-end")), note.getAttribute("data-modes"),
+        document.querySelectorAll("#bar-list li[data-job]").length];
+    }
+    function type(id, value, event) { var box = document.getElementById(id); box.value = value; box.dispatchEvent(new Event(event)); }
+    document.querySelector("[data-sort=duration]").click();
+    step("by-duration", rows());
+    document.querySelector("[data-sort=duration]").click();
+    step("by-duration-again", rows());
+    document.querySelector("[data-sort=name]").click();
+    type("job-filter", "job-01", "input");
+    step("named", rows());
+    type("job-filter", "", "input");
+    type("outcome-filter", "failed", "change");
+    step("failed", rows());
+    step("fit", shownWindow());
+    for (var click = 0; click < 4; click++) document.getElementById("zoom-in").click();
+    step("zoomed-in", shownWindow());
+    document.getElementById("zoom-fit").click();
+    step("fit-again", shownWindow());
+    // A drag along the time axis, from a quarter of the view to its middle.
+    var canvas = document.getElementById("canvas"), bounds = canvas.getBoundingClientRect();
+    var from = bounds.left + 170 + (bounds.width - 170) / 4, to = bounds.left + 170 + (bounds.width - 170) / 2, y = bounds.top + 10;
+    canvas.dispatchEvent(new MouseEvent("mousedown", { clientX: from, clientY: y, bubbles: true }));
+    canvas.dispatchEvent(new MouseEvent("mousemove", { clientX: to, clientY: y, bubbles: true }));
+    window.dispatchEvent(new MouseEvent("mouseup", { clientX: to, clientY: y, bubbles: true }));
+    step("dragged", shownWindow());
+    """
+
+  @Test func aReaderSortsFiltersAndZoomsThePageOf2000Jobs() throws {
+    let folder = try Scratch()
+    try folder.write("jobs.yaml", Self.twoThousandJobs)
+    let run = try runOprun(runArguments(), in: folder)
+    #expect(run.status == 1, "\(run.stderr)")
+    let finished = folder.events.named("transition").filter { $0["to"] as? String == "finished" }
+    #expect(finished.count == 2000)
+    let durations = finished.map { ($0["job"] as? String ?? "", $0["duration"] as? Double ?? -1) }
+    let longest = try #require(durations.max { $0.1 < $1.1 })
+    let shortest = try #require(durations.min { $0.1 < $1.1 })
+    let failed = Set(finished.filter { $0["outcome"] as? String == "failed" }.compactMap { $0["job"] as? String })
+    #expect(failed.count == 20)
+
+    let report = try runOprun(["report", eventsFile, "--html", "report.html"], in: folder)
+    #expect(report.status == 0, "\(report.stderr)")
+    let page = DumpedPage(
+      html: try HeadlessChromium.dumpDOM(of: folder.path("report.html"), after: Self.readerSteps, in: folder))
+    #expect(page.rootAttribute("data-ready") == "1", "the page's script did not finish")
+    #expect(page.rootAttribute("data-errors") == nil, "\(page.rootAttribute("data-errors") ?? "")")
+    func step<T: Decodable>(_ name: String, as type: T.Type) throws -> T {
+      let json = try #require(page.rootAttribute("data-step-\(name)"), "no step \(name)")
+      return try JSONDecoder().decode(T.self, from: Data(json.utf8))
+    }
+
+    // Sorted by duration: the longest first, then, clicked again, the shortest.
+    let byDuration = try step("by-duration", as: [String].self)
+    #expect(byDuration.count == 2000)
+    #expect(byDuration.first == longest.0, "longest \(longest)")
+    let again = try step("by-duration-again", as: [String].self)
+    #expect(
+      durations.first { $0.0 == again.first }?.1 == shortest.1, "shortest \(shortest), first \(again.first ?? "")")
+    // Filtered by a part of the name, then by outcome.
+    let named = try step("named", as: [String].self)
+    #expect(named == (100..<200).map { "job-0\($0)" })
+    #expect(Set(try step("failed", as: [String].self)) == failed)
+    #expect(try step("failed", as: [String].self).count == 20)
+
+    // Zoomed: the window narrows and the main queue, a band of its density at first, shows
+    // its jobs one by one; Fit shows the whole run again; a drag on the axis shows that range.
+    struct Window: Decodable {
+      var start: Double, end: Double, modes: String, listed: Int
+      init(from decoder: any Decoder) throws {
+        var values = try decoder.unkeyedContainer()
+        (start, end, modes, listed) = (
+          try values.decode(Double.self), try values.decode(Double.self), try values.decode(String.self),
+          try values.decode(Int.self)
+        )
+      }
+    }
+    let fit = try step("fit", as: Window.self)
+    let runEnd = try #require(folder.events.named("run-finished").first?["t"] as? Double)
+    #expect(fit.start == 0 && abs(fit.end - runEnd) < 0.001, "\(fit.start)–\(fit.end) of \(runEnd)")
+    #expect(fit.modes == "density lanes", "\(fit.modes)")
+    let zoomed = try step("zoomed-in", as: Window.self)
+    #expect(zoomed.end - zoomed.start < (fit.end - fit.start) / 8, "\(zoomed.start)–\(zoomed.end)")
+    #expect(zoomed.modes == "lanes lanes", "\(zoomed.modes)")
+    #expect(zoomed.listed > fit.listed)
+    let fitAgain = try step("fit-again", as: Window.self)
+    #expect(fitAgain.start == fit.start && fitAgain.end == fit.end && fitAgain.modes == fit.modes)
+    // The drag went from a quarter of the way along the axis to half-way: the window starts
+    // where it began and is as long as that start.
+    let dragged = try step("dragged", as: Window.self)
+    #expect(
+      dragged.start > 0 && abs((dragged.end - dragged.start) - dragged.start) < dragged.start / 20,
+      "\(dragged.start)–\(dragged.end)")
+  }
+
   @Test func aHostileJobNameIsShownAsText() throws {
     let folder = try Scratch()
     let name = "</script><b>x \"quoted\" 'single' & é 🚀"

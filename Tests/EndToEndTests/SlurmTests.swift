@@ -48,6 +48,58 @@ struct SlurmTests {
     #expect(try runQueued(cluster.events).isEmpty)
   }
 
+  @Test func aFailedJobIsSubmittedAgainAndItsDependentsWaitForItsLastAttempt() throws {
+    let manifest = """
+      jobs:
+        flaky:
+          command: echo "$OPRUN_ATTEMPT" >> flaky.attempts; [ "$OPRUN_ATTEMPT" -ge 2 ]
+          retries: 2
+        after: {command: cat flaky.attempts > after.saw, dependencies: [flaky]}
+        hopeless: {command: 'echo "$OPRUN_ATTEMPT" >> hopeless.attempts; exit 9', retries: 1}
+        after-hopeless: {command: touch after-hopeless.ran, dependencies: [hopeless]}
+        cleanup: {command: cat hopeless.attempts > cleanup.saw, dependencies: [hopeless], run-if: always}
+      """
+    let local = try Scratch()
+    try local.manifest(manifest)
+    let localRun = try runOprun(runArguments(["-k"]), in: local)
+    let cluster = try Scratch()
+    try cluster.manifest(manifest)
+    let clusterRun = try runOprun(runArguments(["-k", "--backend", "slurm"]), in: cluster)
+    #expect(clusterRun.status == localRun.status, "\(clusterRun.stderr)")
+    #expect(clusterRun.status == 1)
+    #expect(!clusterRun.stderr.contains("retr"), "\(clusterRun.stderr)")
+    for folder in [local, cluster] {
+      // The dependents started after the last attempt, and only after one that succeeded.
+      #expect(folder.read("flaky.attempts") == "1\n2\n")
+      #expect(folder.read("after.saw") == "1\n2\n")
+      #expect(folder.read("hopeless.attempts") == "1\n2\n")
+      #expect(folder.read("cleanup.saw") == "1\n2\n")
+      #expect(!folder.exists("after-hopeless.ran"))
+      let log = folder.events
+      expectStreamContract(log)
+      let expected = [
+        "flaky": "succeeded", "after": "succeeded", "hopeless": "failed", "after-hopeless": "skipped",
+        "cleanup": "succeeded",
+      ]
+      for (job, outcome) in expected { #expect(log.outcome(of: job) == outcome, "\(job)") }
+      #expect(log.transitions(of: "flaky", to: "executing").map { $0.int("attempt") } == [1, 2])
+      let retry = log.named("transition", job: "flaky").first {
+        $0.string("from") == "executing" && $0.string("to") == "ready"
+      }
+      #expect(retry?.int("exit_code") == 1)
+      #expect(log.finish(of: "flaky")?.int("attempt") == 2)
+      #expect(log.finish(of: "hopeless")?.int("exit_code") == 9)
+      #expect(log.finish(of: "hopeless")?.int("attempt") == 2)
+      let ready = try #require(log.index(of: "after", to: "ready"))
+      let finished = try #require(log.index(of: "flaky", to: "finished"))
+      #expect(finished < ready)
+    }
+    let clusterLog = cluster.events
+    let attempts = clusterLog.transitions(of: "flaky", to: "executing").map { $0["pids"] as? [Any] ?? [] }
+    #expect(attempts.count == 2 && "\(attempts[0])" != "\(attempts[1])", "each attempt is a cluster job of its own")
+    #expect(try runQueued(clusterLog).isEmpty)
+  }
+
   @Test func resumeSubmitsOnlyWhatDidNotSucceedUnchanged() throws {
     let folder = try Scratch()
     try folder.manifest(

@@ -58,6 +58,97 @@ import Testing
     }
   }
 
+  /// Ctrl-C in a terminal: one line says what the run waits for and what a second Ctrl-C
+  /// does, the status line says `cancelling`, and a second Ctrl-C ends the run at once.
+  @Test func ctrlCSaysWhatTheRunWaitsForAndASecondOneKillsAtOnce() throws {
+    let folder = try Scratch()
+    try folder.manifest(
+      """
+      jobs:
+        stubborn: {command: "trap '' INT TERM; touch stubborn.started; while [ ! -e go ]; do sleep 0.02; done"}
+        after: {command: echo after, dependencies: [stubborn]}
+      """)
+    let terminal = try Terminal(in: folder, running: [oprunBinary] + runArguments())
+    defer { terminal.close() }
+    try folder.waitUntilExists("stubborn.started")
+    try folder.waitUntilExecuting("stubborn")
+    try terminal.send("C-c")
+    _ = try terminal.waitForLastLine { $0.hasPrefix("[1/2] cancelling: stubborn · ") }
+    let screen = try terminal.screen()
+    #expect(
+      screen.contains("interrupted  cancelling 2 jobs; waiting up to 5s for stubborn — Ctrl-C again to kill now"),
+      "\(screen)")
+    try terminal.send("C-c")
+    try folder.waitUntilExists("oprun.status")
+    #expect(folder.read("oprun.status") == "130\n")
+    let end = try terminal.screen()
+    #expect(end.contains("interrupted  again: killing stubborn now"), "\(end)")
+  }
+
+  /// An interactive job's prompt stays the terminal's last line while another job prints,
+  /// as ninja's console pool: the other job's lines are printed once the prompt is answered.
+  @Test func anInteractiveJobsPromptIsNotTornByOtherJobsLines() throws {
+    let folder = try Scratch()
+    try folder.manifest(
+      """
+      max-concurrent: 2
+      jobs:
+        ticker: {command: "i=0; while [ ! -e go ]; do i=$((i+1)); echo tick $i; echo $i > ticks; sleep 0.02; done"}
+        ask:
+          command: "printf 'your name? '; read name; echo hello $name; touch go"
+          interactive: true
+      """)
+    let terminal = try Terminal(in: folder, running: [oprunBinary] + runArguments())
+    defer { terminal.close() }
+    try folder.waitUntilExecuting("ask")
+    _ = try terminal.waitForLastLine { $0 == "your name? " || $0 == "your name?" }
+    // The ticker goes on printing: ten more ticks after the prompt showed.
+    let shown = Int(folder.read("ticks")?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
+    try waitUntil("ten more ticks") {
+      (Int(folder.read("ticks")?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0) >= shown + 10
+    }
+    let waiting = try terminal.screen()
+    #expect(waiting.split(separator: "\n").last.map(String.init)?.hasPrefix("your name?") == true, "\(waiting)")
+    try terminal.send("Ada")
+    try terminal.send("Enter")
+    try folder.waitUntilExists("oprun.status")
+    #expect(folder.read("oprun.status") == "0\n")
+    // Every held tick comes after the answer: on a slow machine, more than a screenful.
+    let lines = try terminal.screen(scrolledOff: true).split(separator: "\n").map(String.init)
+    let answered = try #require(lines.firstIndex(of: "hello Ada"), "\(lines)")
+    #expect(lines[answered - 1] == "your name? Ada")
+    let lastTick = try #require(lines.lastIndex { $0.hasPrefix("ticker | tick ") })
+    #expect(lastTick > answered, "the held lines come after the answer")
+  }
+
+  /// `ctl pause` and `ctl suspend` show on the status line until they are undone.
+  @Test func pausedJobsAndSuspendedQueuesShowOnTheLine() throws {
+    let folder = try Scratch()
+    try folder.manifest(manifest)
+    let terminal = try Terminal(in: folder, running: [oprunBinary] + runArguments())
+    defer { terminal.close() }
+    try folder.waitUntilExecuting("lint")
+    let pid = try #require(folder.events.named("transition").isEmpty ? nil : runPID(folder))
+    for request in [["pause", "lint"], ["suspend", "jobs"]] {
+      let answer = try runOprun(["ctl", "--pid", String(pid)] + request, in: folder)
+      #expect(answer.status == 0, "\(answer.stderr)")
+    }
+    _ = try terminal.waitForLastLine { $0.hasPrefix("[0/3] running: build · paused: lint · suspended: jobs · ") }
+    for request in [["continue", "lint"], ["resume", "jobs"]] {
+      _ = try runOprun(["ctl", "--pid", String(pid)] + request, in: folder)
+    }
+    _ = try terminal.waitForLastLine { $0.hasPrefix("[0/3] running: build, lint · ") }
+    folder.touch("go")
+    try folder.waitUntilExists("oprun.status")
+    #expect(folder.read("oprun.status") == "0\n")
+  }
+
+  /// The pid of the run whose events are in `folder`: its socket is named by it.
+  private func runPID(_ folder: Scratch) -> Int32? {
+    let control = folder.events.named("run-started").first?["control"] as? String
+    return control.flatMap { Int32(URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent) }
+  }
+
   @Test func noStatusLineWhenOutputIsNotATerminal() throws {
     let folder = try Scratch()
     try folder.manifest(manifest)
@@ -70,6 +161,8 @@ import Testing
 
 /// A tmux session on a server of its own, 100 × 30, running a command in a folder; the command's
 /// exit status is written to `oprun.status` there and the pane stays to be read (`remain-on-exit`).
+/// The shell around the command catches SIGINT (a handler, which the command does not inherit,
+/// where ignoring it would be inherited), so that Ctrl-C ends the command and not the shell.
 private final class Terminal {
   let tmux: ExternalTool
   let socket: String
@@ -80,7 +173,7 @@ private final class Terminal {
     let quoted = command.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
     let colour = noColor ? "export NO_COLOR=1" : "unset NO_COLOR"
     let script =
-      "cd '\(folder.url.path)' && \(colour) && \(quoted); echo $? > oprun.status.part && mv oprun.status.part oprun.status"
+      "cd '\(folder.url.path)' && \(colour) && trap : INT && \(quoted); echo $? > oprun.status.part && mv oprun.status.part oprun.status"
     // The server is a fork of the client that starts it and would keep every descriptor the
     // client inherits, Foundation's watch on the client among them: the client is started by a
     // bash that has closed all but the standard three.
@@ -94,14 +187,20 @@ private final class Terminal {
     guard started.status == 0 else { throw WaitFailure(what: "tmux to start: \(started.stderr)") }
   }
 
-  /// The pane's text, with the terminal's escapes when asked, without tmux's own last line
-  /// once the command has ended ("Pane is dead").
-  func screen(escapes: Bool = false) throws -> String {
+  /// The pane's text, with the terminal's escapes and the lines scrolled off its top when
+  /// asked, without tmux's own last line once the command has ended ("Pane is dead").
+  func screen(escapes: Bool = false, scrolledOff: Bool = false) throws -> String {
     let folder = try Scratch()
-    let text = try tmux.run(["-S", socket, "capture-pane", "-p"] + (escapes ? ["-e"] : []) + ["-t", "0"], in: folder)
-      .stdout
+    let options = ["-p"] + (escapes ? ["-e"] : []) + (scrolledOff ? ["-S", "-"] : [])
+    let text = try tmux.run(["-S", socket, "capture-pane"] + options + ["-t", "0"], in: folder).stdout
     return text.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix("Pane is dead") }
       .joined(separator: "\n")
+  }
+
+  /// Types `keys` (tmux's names: `C-c` is Ctrl-C) into the pane.
+  func send(_ keys: String) throws {
+    let folder = try Scratch()
+    _ = try tmux.run(["-S", socket, "send-keys", "-t", "0", keys], in: folder)
   }
 
   /// Waits until the last non-empty line of the pane satisfies `condition`, and returns it.

@@ -116,4 +116,65 @@ import Testing
     #expect(lines.dropLast().allSatisfy { $0.hasPrefix(#"{"t":"#) && $0.hasSuffix("}") })
     #expect(lines.count < 500_000)
   }
+
+  /// A run nobody watches keeps a bounded part of its output for a late watcher, on disk:
+  /// a job printing 90 MB leaves oprun's temporary files under 70 MiB, and a watcher that
+  /// attaches afterwards reads every line either as output or counted in `output-skipped`.
+  @Test func outputNobodyWatchesTakesABoundedPartOfTheDisk() throws {
+    let scene = try ControlScene()
+    let lines = 22_000
+    let manifest = try scene.folder.manifest(
+      """
+      jobs:
+        flood: {command: "l=$(printf '%04095d' 0); yes $l | head -n \(lines); touch flooded; \(waitFor("go"))"}
+      """)
+    let temporary = scene.folder.path("tmp")
+    try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: false)
+    let logs = try Scratch()
+    let events = scene.folder.path("events.ndjson")
+    var environment = scene.environment
+    environment["TMPDIR"] = temporary
+    let run = try OprunProcess(
+      [manifest, "--events", events], in: logs, environment: environment, standardOutput: FileHandle.nullDevice)
+    try waitUntil("the flood printed") { scene.folder.exists("flooded") }
+    let watch = try scene.startCtl(["watch", "--json"])
+    try waitUntil("the watcher read what was left out") {
+      watch.process.standardOutput.contains(#""event":"output-skipped""#) || !watch.process.process.isRunning
+    }
+    let held = temporaryFileBytes(of: run.pid, under: temporary)
+    scene.folder.touch("go")
+    let finished = run.wait()
+    let watched = watch.wait()
+
+    #expect(finished.status == 0, "\(finished.stderr)")
+    #expect(watched.status == 0, "\(watched.stderr)")
+    #expect(held > 0 && held < 70 << 20, "oprun's temporary files held \(held) bytes")
+    var shown = 0
+    var skipped = 0
+    for line in watched.stdout.split(separator: "\n") {
+      let object = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+      switch object["event"] as? String {
+      case "output": shown += 1
+      case "output-skipped":
+        #expect(object["job"] as? String == "flood")
+        skipped += object["lines"] as? Int ?? 0
+      default: break
+      }
+    }
+    #expect(skipped > 0)
+    #expect(shown + skipped == lines)
+  }
+
+  /// Bytes in the files `pid` holds open under `folder`, unnamed ones included.
+  private func temporaryFileBytes(of pid: Int32, under folder: String) -> Int {
+    let descriptors = "/proc/\(pid)/fd"
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: descriptors)) ?? []
+    return names.reduce(0) { total, name in
+      let link = descriptors + "/" + name
+      guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: link), target.hasPrefix(folder)
+      else { return total }
+      var status = stat()
+      return stat(link, &status) == 0 ? total + Int(status.st_size) : total
+    }
+  }
 }

@@ -142,4 +142,40 @@ import Testing
       ], options: HumanOptions(outputMode: .raw))
     #expect(out.text == "progress 50%\n  0.200s  ready       test\n")
   }
+
+  /// While an interactive job executes, it has the terminal: other jobs' lines and oprun's
+  /// own (warnings too) wait, in order, until it stops, then come before its `finished` line.
+  @Test func anInteractiveJobHoldsEveryOtherLineBackUntilItFinishes() {
+    var graph = makeGraph(jobs: ["ask", "build"])
+    graph.jobs[0].interactive = true
+    let out = CapturedOutput()
+    let err = CapturedOutput()
+    let reporter = HumanReporter(graph: graph, options: HumanOptions(), out: out.sink, err: err.sink)
+    reporter.observe([
+      transition(1, .ready, .executing, pids: [11], at: 0.1),
+      transition(0, .ready, .executing, pids: [10], at: 0.2),
+    ])
+    out.sink.flush()
+    let before = out.text
+    #expect(before.hasSuffix("executing   ask    pid 10\n"))
+    reporter.observe([
+      output(1, "compiling\n", at: 0.3),
+      RunEvent(time: 0.4, .warning("disk nearly full")),
+      transition(1, .executing, .finished, outcome: .succeeded, termination: .exited(0), duration: 1, at: 0.5),
+    ])
+    out.sink.flush()
+    err.sink.flush()
+    #expect(out.text == before, "nothing is written over the prompt")
+    #expect(err.text.isEmpty)
+    reporter.observe(
+      transition(0, .executing, .finished, outcome: .succeeded, termination: .exited(0), duration: 2, at: 2.2))
+    out.sink.flush()
+    err.sink.flush()
+    let after = out.text.dropFirst(before.count).split(separator: "\n").map(String.init)
+    #expect(after.count == 3)
+    #expect(after.first == "build | compiling")
+    #expect(after[1].contains("finished    build"))
+    #expect(after[2].contains("finished    ask"))
+    #expect(err.text == "oprun: warning: disk nearly full\n")
+  }
 }

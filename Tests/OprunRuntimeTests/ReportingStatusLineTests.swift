@@ -79,6 +79,35 @@ import Testing
     #expect(line.count < 60)
   }
 
+  @Test func pausedJobsAndSuspendedQueuesAreOnTheLineUntilTheyGoOn() {
+    let graph = makeGraph(
+      jobs: ["build", "lint", "test"], queues: [QueueNode(name: "main", maxConcurrent: 3), QueueNode(name: "io", maxConcurrent: 1)])
+    let (reporter, out) = report(
+      [
+        transition(0, .ready, .executing, pids: [10], at: 0.1),
+        transition(1, .ready, .executing, pids: [11], at: 0.2),
+        RunEvent(time: 0.5, .paused(job: 1)),
+        RunEvent(time: 0.6, .queueState(queue: 1, state: .suspended)),
+      ], graph: graph)
+    #expect(shownLine(out).hasSuffix("\n[0/3] running: build · paused: lint · suspended: io · 0.6s"))
+    reporter.observe(RunEvent(time: 0.7, .continued(job: 1)))
+    reporter.observe(RunEvent(time: 0.8, .queueState(queue: 1, state: .resumed)))
+    out.sink.flush()
+    #expect(shownLine(out).hasSuffix("\n[0/3] running: build, lint · 0.8s"))
+  }
+
+  @Test func aRunBeingCancelledSaysWhatItWaitsFor() {
+    let (reporter, out) = report([
+      transition(0, .ready, .executing, pids: [10], at: 0.1),
+      RunEvent(time: 1, .cancelling(signal: 2, jobs: 3, waiting: [0], grace: 5, killing: false)),
+    ])
+    #expect(out.text.contains("interrupted  cancelling 3 jobs; waiting up to 5s for build — Ctrl-C again to kill now\n"))
+    #expect(shownLine(out).hasSuffix("\n[0/3] cancelling: build · 1.0s"))
+    reporter.observe(RunEvent(time: 2, .cancelling(signal: 2, jobs: 3, waiting: [0], grace: 5, killing: true)))
+    out.sink.flush()
+    #expect(out.text.contains("interrupted  again: killing build now\n"))
+  }
+
   @Test func noLineWithoutATerminalOrWhenQuiet() {
     let events = [transition(0, .ready, .executing, pids: [10], at: 0)]
     #expect(!report(events, columns: nil).out.text.contains("running:"))

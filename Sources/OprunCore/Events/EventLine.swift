@@ -42,6 +42,18 @@ public enum EventLine {
         return nil
       }
       return .cancelled(job: job, reason: reason)
+    case "cancelling":
+      guard let signal = number(value["signal"], as: Int32.self), let waitingNames = strings(value["waiting"]) else {
+        return nil
+      }
+      var waiting: [JobID] = []
+      for name in waitingNames {
+        guard let job = names.job(named: name, template: nil) else { return nil }
+        waiting.append(job)
+      }
+      return .cancelling(
+        signal: signal, jobs: value["jobs"]?.intValue ?? 0, waiting: waiting, grace: value["grace"]?.doubleValue ?? 0,
+        killing: value["killing"]?.boolValue ?? false)
     case "queue":
       guard let queue = queue(), let state = value["state"]?.stringValue.flatMap(QueueState.init(rawValue:)) else {
         return nil

@@ -194,7 +194,7 @@ public struct RecordedRun: Sendable, EventLineNames {
     case .runFinished(let exitCode, let counts):
       self.exitCode = Int(exitCode)
       self.counts = counts
-    case .priority, .control, .controlRefused, .output, .completionStarted:
+    case .priority, .control, .controlRefused, .output, .completionStarted, .cancelling:
       break
     }
   }

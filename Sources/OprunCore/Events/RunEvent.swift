@@ -153,6 +153,11 @@ public struct RunEvent: Sendable, Equatable {
     /// the flag stays down and the attempt ends timed out (a failure, which may be retried).
     /// An executing job's processes are signalled in response.
     case cancelled(job: JobID, reason: CancelReason)
+    /// The run is being cancelled by `signal` (Ctrl-C, SIGTERM), before any job is: the
+    /// first time, its `jobs` unfinished jobs are cancelled and the executing ones, `waiting`,
+    /// get up to `grace` seconds to exit; with `killing`, the signal came again and
+    /// everything the run has running (`waiting`) is killed now.
+    case cancelling(signal: Int32, jobs: Int, waiting: [JobID], grace: Double, killing: Bool)
     /// A queue was suspended or resumed.
     case queueState(queue: QueueID, state: QueueState)
     /// A queue's limit changed while running.

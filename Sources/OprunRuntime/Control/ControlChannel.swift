@@ -47,6 +47,13 @@ public final class ControlChannel {
   private var unrecorded: [RunEvent] = []
   private var unrecordedOutputBytes = 0
   private var recordsLive = false
+  /// Job output kept while no watcher has attached, in bytes, up to
+  /// ``ControlLimits/unwatchedOutputLimit``.
+  private var unwatchedOutputBytes = 0
+  /// Output left out since the last event kept, per job in the order first left out: each
+  /// becomes one `output-skipped` line before the next event kept.
+  private var skippedOutput: [JobID: SkippedOutput] = [:]
+  private var skippedOrder: [JobID] = []
   static let unrecordedLimit = 65_536
   static let unrecordedOutputLimit = 4 << 20
 
@@ -158,8 +165,20 @@ public final class ControlChannel {
       encoder.observe(event)
       return
     }
+    if case .output(let job, _, let text) = event.kind {
+      // Once one line is left out, none is kept until a watcher attaches, not even one that fits.
+      let limit = limits.unwatchedOutputLimit
+      if unwatchedOutputBytes >= limit || unwatchedOutputBytes + text.count > limit {
+        unwatchedOutputBytes = limit
+        skip(text.count, of: job, at: event.time)
+        return
+      }
+      unwatchedOutputBytes += text.count
+      unrecordedOutputBytes += text.count
+    } else if !skippedOrder.isEmpty {
+      recordSkipped()
+    }
     unrecorded.append(event)
-    if case .output(_, _, let text) = event.kind { unrecordedOutputBytes += text.count }
     if unrecorded.count >= Self.unrecordedLimit || unrecordedOutputBytes >= Self.unrecordedOutputLimit {
       recordUnrecorded()
     }
@@ -169,7 +188,29 @@ public final class ControlChannel {
   /// recorded as it happens.
   func recordLive() {
     recordUnrecorded()
+    recordSkipped()
     recordsLive = true
+  }
+
+  /// What was printed and not kept: the events before it are recorded first, so that its
+  /// `output-skipped` line falls where the output did.
+  private func skip(_ bytes: Int, of job: JobID, at time: Double) {
+    if skippedOrder.isEmpty { recordUnrecorded() }
+    if skippedOutput[job] == nil {
+      skippedOrder.append(job)
+      skippedOutput[job] = SkippedOutput(time: time)
+    }
+    skippedOutput[job]!.lines += 1
+    skippedOutput[job]!.bytes += bytes
+  }
+
+  private func recordSkipped() {
+    for job in skippedOrder {
+      let skipped = skippedOutput[job]!
+      encoder.observeSkippedOutput(job: job, lines: skipped.lines, bytes: skipped.bytes, at: skipped.time)
+    }
+    skippedOrder.removeAll(keepingCapacity: true)
+    skippedOutput.removeAll(keepingCapacity: true)
   }
 
   private func recordUnrecorded() {
@@ -254,6 +295,13 @@ public struct ControlChannelError: Error, Sendable, CustomStringConvertible {
 }
 
 /// The channel's observer of the run: hands every event to ``ControlChannel/note(_:)``.
+/// Output of one job the history left out: lines and bytes, from `time` on.
+private struct SkippedOutput {
+  let time: Double
+  var lines = 0
+  var bytes = 0
+}
+
 private final class HistoryRecorder: RunObserver {
   weak var channel: ControlChannel?
 

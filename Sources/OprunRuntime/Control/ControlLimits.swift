@@ -14,6 +14,12 @@ public struct ControlLimits: Sendable {
   /// Bytes of history kept for watchers, at most: 1 GiB (on disk, not in memory). Past it,
   /// watchers are dropped and `watch` is refused; the run goes on.
   public var historyLimit = WatchHistory.defaultLimit
+  /// Bytes of job output kept in the history while no watcher has attached: 64 MiB. Most
+  /// runs are never watched, and a run printing gigabytes would otherwise copy them all to
+  /// a temporary file for no one. Past it, until a watcher attaches, output is counted, not
+  /// kept: a late watcher reads `output-skipped` {`job`, `lines`, `bytes`} where it was left
+  /// out. Every other event is always kept; once a watcher has attached, all output is.
+  public var unwatchedOutputLimit = 64 << 20
   /// Bytes of history handed to a watcher's socket at a time: 64 KiB, also about what a
   /// watcher holds in memory.
   public var watchChunk = 64 << 10

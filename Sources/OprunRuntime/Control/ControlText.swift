@@ -15,10 +15,12 @@ public enum ControlText {
     let jobs = data["jobs"]?.arrayValue ?? []
     if !queues.isEmpty, !jobs.isEmpty { text += "\n" }
     text += TextTable.render(
-      ["JOB", "QUEUE", "STATE", "OUTCOME", "CANCELLED", "PRIORITY", "PIDS"],
+      ["JOB", "QUEUE", "STATE", "OUTCOME", "CANCELLED", "PAUSED", "PRIORITY", "PIDS"],
       jobs.map { job in
-        [job["name"], job["queue"], job["state"], job["outcome"], job["cancelled"], job["priority"], job["pids"]].map(
-          cell)
+        [
+          job["name"], job["queue"], job["state"], job["outcome"], job["cancelled"], job["paused"], job["priority"],
+          job["pids"],
+        ].map(cell)
       })
     return text
   }

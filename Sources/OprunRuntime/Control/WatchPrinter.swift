@@ -54,6 +54,8 @@ public final class WatchPrinter {
       for line in LineSplitter.lines(of: Array(text.utf8)) {
         out.write(name + " |" + (line.isEmpty ? "" : " " + String(decoding: line, as: UTF8.self)) + "\n")
       }
+    } else if event == "output-skipped", let lines = value["lines"]?.intValue, let bytes = value["bytes"]?.intValue {
+      out.write(name + " | … \(lines) line\(lines == 1 ? "" : "s") (\(bytes) bytes) printed while nobody watched, not kept\n")
     } else {
       let skipped: Set<String> = ["t", "event", "job", "queue"]
       let details = (value.objectValue ?? []).filter { !skipped.contains($0.key) }.map { member in

@@ -18,6 +18,12 @@ extension SignalTrap {
   /// caller's shell then sees 128 + signal (130 for SIGINT, 143 for SIGTERM).
   public func restoreDefaultsAndRaise(_ signal: Int32) -> Never {
     uninstall()
+    Self.end(by: signal)
+  }
+
+  /// Ends oprun by `signal` while no trap is installed: `signal` at its default action and
+  /// unblocked, raised.
+  public static func end(by signal: Int32) -> Never {
     oprun_signal_set_default(signal)
     oprun_signal_unblock(signal)
     raise(signal)

@@ -92,7 +92,9 @@ public final class SignalTrap {
     changedSignals.append(signal)
   }
 
-  private func deliverRecorded() {
+  /// Hands `onSignal` every signal recorded and not yet read, now rather than on the
+  /// loop's next turn: for a caller about to stop running the loop.
+  func deliverRecorded() {
     var bytes = [UInt8](repeating: 0, count: 64)
     while true {
       let count = bytes.withUnsafeMutableBytes { read(readEnd, $0.baseAddress, $0.count) }

@@ -2,12 +2,19 @@
 /// `cluster_` subgraph per queue, holding one per matrix job around its instances, nodes
 /// named `n<id>` with the job's text as their label, so that no name can clash with a DOT
 /// keyword or break the syntax.
+///
+/// The graph reads left to right, every arrow from a dependency to its dependent pointing
+/// forward. Graphviz's classic ranking ranks each cluster on its own first and keeps the
+/// ranks it found there: two jobs of one queue with no arrow between them share a rank, so a
+/// queue holding both an early job and a late one pulled the early one to the far right,
+/// its arrows pointing back. `newrank=true` ranks the whole graph at once, the clusters only
+/// grouping their jobs.
 enum DOTText {
   static func render(_ drawing: GraphDrawing) -> String {
     var text = ""
     text.reserveCapacity(128 * drawing.nodes.count + 32 * drawing.edges.count)
     text += "digraph \(quoted(drawing.title)) {\n"
-    text += "  graph [rankdir=LR, fontname=\"Helvetica\"];\n"
+    text += "  graph [rankdir=LR, newrank=true, fontname=\"Helvetica\"];\n"
     text += "  node [shape=box, style=rounded, fontname=\"Helvetica\"];\n"
     text += "  edge [fontname=\"Helvetica\", fontsize=10];\n"
     for (index, cluster) in drawing.clusters.enumerated() {

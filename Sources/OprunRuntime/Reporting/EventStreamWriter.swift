@@ -59,12 +59,27 @@ public final class EventStreamWriter: RunObserver {
     deliver(line.bytes)
   }
 
+  /// `output-skipped` {`job`, `lines`, `bytes`}: output of `job` that the watch history left
+  /// out (``ControlLimits/unwatchedOutputLimit``), at the place it was left out.
+  public func observeSkippedOutput(job: JobID, lines: Int, bytes: Int, at time: Double) {
+    guard !isFinished, includesOutput else { return }
+    line.reset()
+    line.field("t", time)
+    line.field("event", "output-skipped")
+    writeJob(job, to: &line)
+    line.field("lines", lines)
+    line.field("bytes", bytes)
+    line.close(newline: true)
+    deliver(line.bytes)
+  }
+
   /// The `event` value of `kind`; nil for events the stream leaves out.
   static func name(of kind: RunEvent.Kind) -> String? {
     switch kind {
     case .runStarted: "run-started"
     case .transition: "transition"
     case .cancelled: "cancelled"
+    case .cancelling: "cancelling"
     case .queueState: "queue"
     case .limit: "limit"
     case .priority: "priority"
@@ -94,6 +109,12 @@ public final class EventStreamWriter: RunObserver {
     case .cancelled(let job, let reason):
       writeJob(job, to: &object)
       object.field("reason", reason.rawValue)
+    case .cancelling(let signal, let jobs, let waiting, let grace, let killing):
+      object.field("signal", Int(signal))
+      object.field("jobs", jobs)
+      object.field("waiting", waiting.map(jobName))
+      object.field("grace", grace)
+      if killing { object.field("killing", true) }
     case .queueState(let queue, let state):
       object.field("queue", queueName(queue))
       object.field("state", state.rawValue)

@@ -6,7 +6,10 @@ extension HTMLReport {
   /// everything is drawn, `data-drawn-ms` (milliseconds since navigation started) at that
   /// moment, and `data-errors` with any uncaught error. The timeline is a canvas; the bars
   /// it shows are also listed, as text, in a visually hidden list (`#bar-list`, one item per
-  /// bar with its `data-job`, `data-x` and `data-width`) for screen readers and tests.
+  /// bar with its `data-job`, `data-x` and `data-width`) for screen readers and tests; the
+  /// time window in view is `#timeline-window` (see ``timelineScript``). The job table's
+  /// sortable headers carry `data-sort` and `aria-sort`; `#job-filter` and `#outcome-filter`
+  /// choose its rows.
   static let template = pageHead + pageBody + pageScript
 
   private static let pageHead = #"""
@@ -76,6 +79,15 @@ extension HTMLReport {
     .row > * { overflow: hidden; text-overflow: ellipsis; padding-right: 8px; }
     .row.head { position: sticky; top: 0; z-index: 1; background: #f6f8fa; font-weight: 600; font-size: 12px;
       color: var(--muted); border-bottom: 1px solid var(--line); }
+    .row.head [data-sort] { cursor: pointer; user-select: none; }
+    .row.head [data-sort]:hover { color: var(--ink); }
+    .row.head [aria-sort=ascending]::after { content: " ▲"; }
+    .row.head [aria-sort=descending]::after { content: " ▼"; }
+    .count { color: var(--muted); font-weight: 400; }
+    .window { color: var(--muted); font-size: 12px; margin: 0 0 6px; }
+    input[type=search], select { font: inherit; font-size: 13px; border: 1px solid var(--line); border-radius: 6px;
+      padding: 2px 8px; background: #fff; }
+    input[type=search] { width: 220px; }
     .row.body { position: absolute; left: 0; right: 0; cursor: pointer; }
     .row.body:hover { background: #f3f6fb; }
     .row.body.selected { background: #ddf4ff; }
@@ -126,16 +138,22 @@ extension HTMLReport {
         <button id="zoom-fit" title="The whole run">Fit</button>
         <div class="legend" id="legend"></div>
       </div>
+      <p class="window" id="timeline-window"></p>
       <div id="scroller"><div id="sizer"></div><canvas id="canvas" role="img"
         aria-label="Gantt timeline of the run: one row per lane of each queue"></canvas></div>
       <ul id="bar-list" class="visually-hidden" aria-label="Timeline bars"></ul>
     </section>
     <section id="jobs">
-      <h2>Jobs <span class="note" id="jobs-count"></span></h2>
+      <div class="toolbar">
+        <h2>Jobs <span class="count" id="jobs-count"></span></h2>
+        <input id="job-filter" type="search" placeholder="Filter by name" aria-label="Show the jobs whose name contains">
+        <select id="outcome-filter" aria-label="Show the jobs that ended so"><option value="all">every outcome</option></select>
+      </div>
       <div id="table-scroller" role="table" aria-label="Jobs">
-        <div class="row head" role="row"><span>job</span><span>queue</span><span>outcome</span>
-          <span class="num">exit</span><span class="num">attempts</span><span class="num">started</span>
-          <span class="num">duration</span><span>ready after</span></div>
+        <div class="row head" role="row"><span data-sort="name">job</span><span data-sort="queue">queue</span>
+          <span data-sort="outcome">outcome</span><span class="num" data-sort="exit">exit</span>
+          <span class="num" data-sort="attempts">attempts</span><span class="num" data-sort="start">started</span>
+          <span class="num" data-sort="duration">duration</span><span>ready after</span></div>
         <div id="table-body"></div>
       </div>
     </section>

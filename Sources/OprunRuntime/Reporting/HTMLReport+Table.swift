@@ -1,34 +1,105 @@
 extension HTMLReport {
-  /// The rest of the page's script: the job table (only the rows in view are in the
-  /// document once there are more than a few thousand), the details of a job, and start-up.
+  /// The rest of the page's script: the job table (the jobs that pass its filters, in the
+  /// order of the column clicked, only the rows in view in the document once there are more
+  /// than 2,000), the details of a job, and start-up.
   static let tableAndDetailsScript = #"""
-    // ---- the job table
+    // ---- the job table: the jobs that pass the filters, in the order of the column picked
     var TABLE_ROW = 26, ALL_ROWS_UP_TO = 2000;
     var tableScroller = $("table-scroller"), tableBody = $("table-body");
+    var nameFilter = $("job-filter"), outcomeFilter = $("outcome-filter");
     tableBody.style.position = "relative";
-    tableBody.style.height = jobs.length * TABLE_ROW + "px";
-    $("jobs-count").textContent = "· " + jobs.length + " · click a row for its details";
+    // What each sortable column sorts by; a job with no value there comes last either way.
+    var SORT_KEYS = {
+      name: function (index) { return jobs[index].name; },
+      queue: function (index) { return queues[jobs[index].queue].name; },
+      outcome: function (index) { return outcomes[index]; },
+      exit: function (index) { var job = jobs[index]; return job.signal ? 1000 + job.signal : job.exit_code; },
+      attempts: function (index) { return barsOfJob[index].length; },
+      start: function (index) { return barsOfJob[index].length ? bars[barsOfJob[index][0]].start : undefined; },
+      duration: function (index) { return jobs[index].duration; }
+    };
+    // A first click sorts these from the largest: the longest, the most retried, first.
+    var LARGEST_FIRST = { exit: true, attempts: true, duration: true };
+    var sortKey = null, descending = false, shownJobs = [];
+    var collator = new Intl.Collator(undefined, { numeric: true });
+    function compareValues(a, b) {
+      if (a === b) return 0;
+      if (a === undefined || a === null) return 1;
+      if (b === undefined || b === null) return -1;
+      var order = typeof a === "string" ? collator.compare(a, b) : a - b;
+      return descending ? -order : order;
+    }
+    function filterAndSort() {
+      var text = nameFilter.value.toLowerCase(), outcome = outcomeFilter.value;
+      shownJobs = [];
+      for (var index = 0; index < jobs.length; index++) {
+        if (text && jobs[index].name.toLowerCase().indexOf(text) < 0) continue;
+        if (outcome === "not-succeeded" ? outcomes[index] === "succeeded" : outcome !== "all" && outcomes[index] !== outcome) continue;
+        shownJobs.push(index);
+      }
+      if (sortKey) {
+        var key = SORT_KEYS[sortKey], values = new Map();
+        shownJobs.forEach(function (index) { values.set(index, key(index)); });
+        shownJobs.sort(function (a, b) { return compareValues(values.get(a), values.get(b)) || a - b; });
+      }
+      tableBody.style.height = shownJobs.length * TABLE_ROW + "px";
+      $("jobs-count").textContent = "· " + (shownJobs.length === jobs.length ? jobs.length : shownJobs.length + " of " + jobs.length) +
+        " · click a header to sort, a row for its details";
+      document.querySelectorAll("#table-scroller [data-sort]").forEach(function (header) {
+        var sorted = header.getAttribute("data-sort") === sortKey;
+        header.setAttribute("aria-sort", sorted ? (descending ? "descending" : "ascending") : "none");
+      });
+      tableScroller.scrollTop = 0;
+      drawTable(true);
+    }
+    function sortBy(key) {
+      if (sortKey === key) descending = !descending; else { sortKey = key; descending = !!LARGEST_FIRST[key]; }
+      filterAndSort();
+    }
+    function fillOutcomeFilter() {
+      var tally = {};
+      outcomes.forEach(function (outcome) { tally[outcome] = (tally[outcome] || 0) + 1; });
+      ["failed", "timed-out", "cancelled", "skipped", "succeeded", "running", "unfinished"].forEach(function (outcome) {
+        if (!tally[outcome] && ["running", "unfinished"].indexOf(outcome) >= 0) return;
+        var option = element("option", null, outcome + " (" + (tally[outcome] || 0) + ")");
+        option.value = outcome;
+        outcomeFilter.appendChild(option);
+      });
+      var others = element("option", null, "all but succeeded (" + (jobs.length - (tally.succeeded || 0)) + ")");
+      others.value = "not-succeeded";
+      outcomeFilter.appendChild(others);
+    }
+    document.querySelectorAll("#table-scroller [data-sort]").forEach(function (header) {
+      header.setAttribute("role", "columnheader");
+      header.tabIndex = 0;
+      header.addEventListener("click", function () { sortBy(header.getAttribute("data-sort")); });
+      header.addEventListener("keydown", function (event) {
+        if (event.key === "Enter" || event.key === " ") { event.preventDefault(); sortBy(header.getAttribute("data-sort")); }
+      });
+    });
+    nameFilter.addEventListener("input", filterAndSort);
+    outcomeFilter.addEventListener("change", filterAndSort);
     var shownRows = [-1, -1];
     function drawTable(force) {
-      var first = 0, last = jobs.length;
-      if (jobs.length > ALL_ROWS_UP_TO) {
+      var first = 0, last = shownJobs.length;
+      if (shownJobs.length > ALL_ROWS_UP_TO) {
         var top = Math.max(0, tableScroller.scrollTop - TABLE_ROW);
         first = Math.max(0, Math.floor(top / TABLE_ROW) - 20);
-        last = Math.min(jobs.length, Math.ceil((top + tableScroller.clientHeight) / TABLE_ROW) + 20);
+        last = Math.min(shownJobs.length, Math.ceil((top + tableScroller.clientHeight) / TABLE_ROW) + 20);
       }
       if (!force && first === shownRows[0] && last === shownRows[1]) return;
       shownRows = [first, last];
       var fragment = document.createDocumentFragment();
-      for (var index = first; index < last; index++) fragment.appendChild(tableRow(index));
+      for (var position = first; position < last; position++) fragment.appendChild(tableRow(shownJobs[position], position));
       tableBody.textContent = "";
       tableBody.appendChild(fragment);
     }
-    function tableRow(index) {
-      var job = jobs[index], outcome = outcomeOf(job), attempts = barsOfJob[index];
+    function tableRow(index, position) {
+      var job = jobs[index], outcome = outcomes[index], attempts = barsOfJob[index];
       var row = element("div", "row body" + (index === selected ? " selected" : ""));
       row.setAttribute("role", "row");
       row.setAttribute("data-job", job.name);
-      row.style.top = index * TABLE_ROW + "px";
+      row.style.top = position * TABLE_ROW + "px";
       var name = element("span");
       var dot = element("span", "dot");
       dot.style.background = COLORS[outcome] || "#d0d7de";
@@ -57,9 +128,12 @@ extension HTMLReport {
     function select(index, reveal) {
       selected = index;
       if (reveal && barsOfJob[index].length) {
-        var bar = bars[barsOfJob[index][0]], scale = pixelsPerSecond();
+        var bar = bars[barsOfJob[index][0]], queue = queueOfRow[bar.row].queue;
+        // A job drawn only as part of its queue's density gets the zoom that draws it.
+        if (shapes[queue].mode === "density") { zoom = clampZoom(zoomShowingJobsOf(queue)); layoutTimeline(); }
+        var scale = pixelsPerSecond();
         scroller.scrollLeft = Math.max(0, bar.start * scale - (scroller.clientWidth - GUTTER) / 3);
-        scroller.scrollTop = Math.max(0, bar.row * ROW - scroller.clientHeight / 2);
+        scroller.scrollTop = Math.max(0, rowTop(bar.row) - scroller.clientHeight / 2);
       }
       draw();
       drawTable(true);
@@ -78,7 +152,7 @@ extension HTMLReport {
         facts.appendChild(detail);
       }
       fact("queue", queues[job.queue].name);
-      fact("outcome", outcomeOf(job) + (job.resumed ? " (resumed, not run again)" : ""));
+      fact("outcome", outcomes[index] + (job.resumed ? " (resumed, not run again)" : ""));
       fact("exit status", job.signal !== null && job.signal !== undefined ? null : job.exit_code);
       fact("signal", job.signal !== null && job.signal !== undefined ? exitText(null, job.signal) : null);
       fact("duration", job.duration !== undefined ? seconds(job.duration) : null);
@@ -134,7 +208,8 @@ extension HTMLReport {
     drawLegend();
     layoutTimeline();
     draw();
-    drawTable(true);
+    fillOutcomeFilter();
+    filterAndSort();
     // A link to one job: report.html#job=NAME opens with its details.
     if (location.hash.indexOf("#job=") === 0) {
       var linked = jobIndex.get(decodeURIComponent(location.hash.slice(5)));

@@ -2,7 +2,9 @@ import OprunCore
 
 /// The page of `oprun report EVENTS --html OUT` (SPEC §4): one self-contained HTML file of a
 /// recorded run — summary, failures, a Gantt timeline per queue lane, each matrix job's
-/// instances together, the jobs — that needs no network.
+/// instances together, the jobs, sorted by any column and filtered by name and outcome —
+/// that needs no network. The timeline zooms; a queue too crowded to draw job by job at the
+/// zoom in use is drawn as how many of its jobs ran at once.
 ///
 /// The run is embedded as JSON in a `<script type="application/json">` block and drawn by the
 /// page's own script (``HTMLReport/template``), the timeline on a canvas and the job table a

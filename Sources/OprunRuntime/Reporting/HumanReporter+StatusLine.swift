@@ -25,7 +25,7 @@ extension HumanReporter {
   /// writes to the terminal itself.
   func drawStatusLine(at time: Double) {
     guard var line = statusLine, !line.isShown, rawLineOwner == nil, line.consoleJobs.isEmpty else { return }
-    out.write(line.text(elapsed: time, style: timeline.style, name: jobName))
+    out.write(line.text(elapsed: time, style: timeline.style, name: jobName, queueName: queueName))
     line.isShown = true
     statusLine = line
   }

@@ -1,3 +1,4 @@
+import Glibc
 import OprunCore
 
 /// The human view of a run: one line per lifecycle transition as it happens, job output in
@@ -47,6 +48,11 @@ public final class HumanReporter: RunObserver {
 
   public func observe(_ event: RunEvent) {
     summary.record(event)
+    if case .transition(let transition) = event.kind, transition.from == .executing,
+      graph.jobs[transition.job].interactive
+    {
+      releaseHeldOutput()
+    }
     eraseStatusLine()
     switch event.kind {
     case .runStarted(let queues, let jobs, let run, let control):
@@ -55,7 +61,11 @@ public final class HumanReporter: RunObserver {
       show(transition, at: event.time)
     case .cancelled(let job, let reason):
       showLine(at: event.time, "cancelled", jobName(job), timeline.style.paint("(\(reason.rawValue))", .yellow))
+    case .cancelling(let signal, let jobs, let waiting, let grace, let killing):
+      statusLine?.isCancelling = true
+      showCancelling(at: event.time, signal: signal, jobs: jobs, waiting: waiting, grace: grace, killing: killing)
     case .queueState(let queue, let state):
+      statusLine?.record(queue, state)
       showLine(at: event.time, "queue", queueName(queue), state.rawValue)
     case .limit(let queue, let maxConcurrent):
       showLine(at: event.time, "limit", queueName(queue), "max-concurrent \(maxConcurrent)")
@@ -66,8 +76,10 @@ public final class HumanReporter: RunObserver {
     case .controlRefused(let peerUID, let peerPID):
       showWarning("control: refused a request from uid \(peerUID) (pid \(peerPID)): not this run's user")
     case .paused(let job):
+      statusLine?.recordPause(of: job, paused: true)
       showLine(at: event.time, "paused", jobName(job))
     case .continued(let job):
+      statusLine?.recordPause(of: job, paused: false)
       showLine(at: event.time, "continued", jobName(job))
     case .output(let job, _, let text):
       showOutput(text, of: job)
@@ -81,6 +93,7 @@ public final class HumanReporter: RunObserver {
     case .warning(let message):
       showWarning(message)
     case .runFinished:
+      releaseHeldOutput()
       showRemainingGroups()
       showSummary()
       statusLine = nil
@@ -88,6 +101,25 @@ public final class HumanReporter: RunObserver {
     }
     drawStatusLine(at: event.time)
     out.flush()
+    if case .transition(let transition) = event.kind, transition.to == .executing,
+      graph.jobs[transition.job].interactive
+    {
+      holdOutput()
+    }
+  }
+
+  /// An interactive job has the terminal: every line after its `executing` one — other
+  /// jobs' and oprun's own, warnings included — waits until it stops executing (as ninja's
+  /// console pool), so that none is written over its prompt.
+  private func holdOutput() {
+    err.flush()
+    out.hold(in: groupedStorage)
+    if err !== out { err.hold(in: groupedStorage) }
+  }
+
+  private func releaseHeldOutput() {
+    out.release()
+    if err !== out { err.release() }
   }
 
   private func show(_ transition: Transition, at time: Double) {
@@ -129,6 +161,40 @@ public final class HumanReporter: RunObserver {
     if let control { parts.append("control " + control) }
     showLine(
       at: time, "started", DisplayText.escaped(graph.manifest.name), parts.joined(separator: " · "), from: .verbose)
+  }
+
+  /// `interrupted  cancelling 3 jobs; waiting up to 5s for stubborn — Ctrl-C again to kill now`:
+  /// what the signal does, and what a second one would. Not for SIGPIPE: no one reads this.
+  private func showCancelling(
+    at time: Double, signal: Int32, jobs: Int, waiting: [JobID], grace: Double, killing: Bool
+  ) {
+    guard signal != SIGPIPE else { return }
+    let word = signal == SIGINT ? "interrupted" : signal == SIGTERM ? "terminated" : SignalName.of(signal)
+    let names = Self.listed(waiting.map(jobName), atMost: 3)
+    var detail: String
+    if killing {
+      detail = waiting.isEmpty ? "again: nothing left to kill" : "again: killing " + names + " now"
+    } else {
+      detail = "cancelling " + counted(jobs, "job")
+      if !waiting.isEmpty {
+        let again = signal == SIGINT ? "Ctrl-C" : SignalName.of(signal)
+        detail += "; waiting up to \(Self.seconds(grace)) for \(names) — \(again) again to kill now"
+      }
+    }
+    showLine(at: time, word, timeline.style.paint(detail, .yellow), from: .quiet)
+  }
+
+  /// `a, b and c`, or `a, b, c and 4 more` past `limit` names.
+  static func listed(_ names: [String], atMost limit: Int) -> String {
+    guard names.count > 1 else { return names.first ?? "" }
+    if names.count > limit { return names.prefix(limit).joined(separator: ", ") + " and \(names.count - limit) more" }
+    return names.dropLast().joined(separator: ", ") + " and " + names.last!
+  }
+
+  /// `5s`, `0.5s`, `2m03s`: a grace period as given.
+  private static func seconds(_ value: Double) -> String {
+    if value < 60, value == value.rounded() { return "\(Int(value))s" }
+    return value < 60 ? DecimalText.string(value, fractionDigits: 1) + "s" : TimeText.duration(value)
   }
 
   /// `control   cancel build  ok`, or `refused: …`; requests that change nothing (`status`,

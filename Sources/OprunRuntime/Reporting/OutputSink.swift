@@ -68,6 +68,9 @@ public final class OutputSink {
   private var isWaitingForWritable = false
   /// Set from a failure until `onFailure` has run.
   private var isReportingFailure = false
+  /// While holding (``hold(in:)``): what was written since, in order, instead of queued.
+  private var held: KeptOutput?
+  private var heldStorage = GroupedOutputStorage.standard
 
   /// A blocking sink over `fileDescriptor`; `capacity` bytes are queued before a write is forced.
   public convenience init(fileDescriptor: Int32, lineBuffered: Bool = false, capacity: Int = 16 * 1024) {
@@ -144,6 +147,10 @@ public final class OutputSink {
   /// Appends `bytes`; the memory is not retained.
   public func write(_ bytes: UnsafeRawBufferPointer) {
     guard !isBroken, !bytes.isEmpty else { return }
+    if held != nil {
+      _ = held!.append(Array(bytes), storage: heldStorage)
+      return
+    }
     if queuedByteCount + bytes.count >= capacity {
       flush()
       guard !isBroken else { return }
@@ -166,6 +173,27 @@ public final class OutputSink {
     if !isWaitingForWritable { writeQueued() }
   }
 
+  /// Whether what is written is being held back (``hold(in:)``).
+  public var isHolding: Bool { held != nil }
+
+  /// From now on, what is written is kept — in memory up to `storage`'s bound per sink, then
+  /// in a temporary file — and written only at ``release()``, in order: while an interactive
+  /// job owns the terminal, nothing is written over its prompt. What was queued before goes
+  /// on being written.
+  public func hold(in storage: GroupedOutputStorage = .standard) {
+    guard held == nil else { return }
+    heldStorage = storage
+    held = KeptOutput()
+  }
+
+  /// Writes what was held, in order, and stops holding.
+  public func release() {
+    guard let kept = held else { return }
+    held = nil
+    kept.write(to: self)
+    flush()
+  }
+
   /// Forgets everything accepted and not yet written, at once: none of it is ever written,
   /// not even by the last try of `deinit`. For a reader that is given up on (a dropped
   /// watcher), whose descriptor then holds exactly what it was sent.
@@ -183,6 +211,15 @@ public final class OutputSink {
   /// when the descriptor can take them, never all at once; the file stays open until then.
   func write(_ file: SpillFile, from offset: Int, count: Int) {
     guard !isBroken, count > 0 else { return }
+    if held != nil {
+      var start = offset
+      while start < offset + count {
+        let piece = min(Self.filePieceSize, offset + count - start)
+        _ = held!.append(file.read(piece, at: start), storage: heldStorage)
+        start += piece
+      }
+      return
+    }
     if !trailing.isEmpty {
       later.append(.bytes(trailing))
       trailing = []

@@ -97,7 +97,7 @@ public struct RunSummary: Sendable, Equatable {
       wallTime = event.time
       self.exitCode = exitCode
     case .queueState, .limit, .priority, .completionStarted, .completion, .warning, .control, .controlRefused, .paused,
-      .continued:
+      .continued, .cancelling:
       break
     }
   }

@@ -39,6 +39,9 @@ public final class TraceWriter: RunObserver {
     case .queueState(let queue, let state):
       let name = graph.recordedName(queue: queue) + " " + state.rawValue
       instants.append(Instant(name: name, time: time, lane: nil, detail: nil))
+    case .cancelling(let signal, _, _, _, let killing):
+      let name = (killing ? "killing everything: " : "cancelling the run: ") + SignalName.of(signal)
+      instants.append(Instant(name: name, time: time, lane: nil, detail: nil))
     case .completionStarted(let job, let pid):
       openCompletions[job] = open(group: completionGroup, at: time, pids: [pid], attempt: nil)
     case .completion(let job, let termination):

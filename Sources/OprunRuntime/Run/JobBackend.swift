@@ -70,6 +70,12 @@ public struct WorkKey: Hashable, Sendable {
     self.job = job
     self.purpose = purpose
   }
+
+  /// The attempt's number; nil for a completion.
+  public var attempt: Int? {
+    if case .attempt(let number) = purpose { return number }
+    return nil
+  }
 }
 
 /// A started command, as its backend knows it. Opaque to the driver but for `id`.
@@ -136,8 +142,9 @@ public enum BackendReport: Sendable {
 /// finished, as observed; the engine's launch only marks it as awaited, and the backend's
 /// `began` makes it executing. A job the engine finishes without running (skipped by its
 /// `run-if`, cancelled while waiting) is ``withdraw(_:)``n; one cancelled while executing is
-/// signalled as on any backend. ``start(_:)`` is still used for completion commands, which
-/// run where oprun runs.
+/// signalled as on any backend. A retry is another submission (``submitLater(_:)``), and so is
+/// a dependent of a job that may be retried, once that job's last attempt is known.
+/// ``start(_:)`` is still used for completion commands, which run where oprun runs.
 extension SchedulingBackend {
   public var capabilities: BackendCapabilities { .cluster }
 }
@@ -146,6 +153,11 @@ public protocol SchedulingBackend: JobBackend {
   /// Submits every job of `plan`, in its order (every job after its dependencies); nothing
   /// is reported from inside. On failure, whatever was submitted is withdrawn again.
   func submit(_ plan: [PlannedJob]) -> Result<Void, SubmissionFailure>
+
+  /// Submits one more job while the run goes on — a job that waited for its dependencies'
+  /// last attempts, or another attempt of a job (`job.order`'s attempt) — after what was
+  /// submitted before; it is followed as the others are. A refusal leaves the rest alone.
+  func submitLater(_ job: PlannedJob) -> Result<Void, SubmissionFailure>
 
   /// The run no longer wants `work` to run (cancelled or skipped before it began): the
   /// backend takes it back. What became of it is reported as usual; a job that had already
@@ -160,16 +172,20 @@ public protocol SchedulingBackend: JobBackend {
   func release(_ works: [WorkKey])
 }
 
-/// One job of a run as a ``SchedulingBackend`` receives it before the run begins.
+/// One attempt of a job as a ``SchedulingBackend`` receives it.
 public struct PlannedJob: Sendable {
-  /// Its first attempt, as ``JobBackend/start(_:)`` would receive it.
+  /// The attempt, as ``JobBackend/start(_:)`` would receive it.
   public var order: WorkOrder
   /// The job as the graph has it: name, dependencies, `run-if`, priority, QoS, timeout.
   public var job: JobNode
   /// Its priority band (the explicit priority, else its QoS's).
   public var band: Priority
-  /// The dependencies that will run in this run (a job `--resume` resumes will not).
+  /// The dependencies it waits for on the backend, each by the last attempt submitted: those
+  /// that will run in this run (a job `--resume` resumes will not) and were submitted (not one
+  /// that finished before its turn came; none for a retry, whose dependencies have all ended).
   public var dependencies: [JobID]
+  /// Submitted held: its queue is suspended (``SchedulingBackend/hold(_:)``).
+  public var held = false
 }
 
 /// Why a run could not be submitted, in words a user can act on.

@@ -12,6 +12,7 @@ public enum RunCommandLine {
     case .success(let run): prepared = run
     case .failure(let message):
       writeAll(2, message)
+      if let signal = message.endingSignal { SignalTrap.end(by: signal) }
       return ExitStatus.usage
     }
     let plan = prepared.plan
@@ -50,9 +51,16 @@ public enum RunCommandLine {
     }
   }
 
+  /// What to tell the user before ending: with exit status 2, or by `endingSignal` when a
+  /// cancelling signal came before the run began.
   struct Message: Error {
     var text: String
-    init(_ text: String) { self.text = text }
+    var endingSignal: Int32?
+
+    init(_ text: String, endingSignal: Int32? = nil) {
+      self.text = text
+      self.endingSignal = endingSignal
+    }
   }
 
   static func writeAll(_ fd: Int32, _ message: Message) { writeAll(fd, message.text) }

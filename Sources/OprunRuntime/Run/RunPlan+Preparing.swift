@@ -9,8 +9,9 @@ struct PreparedRun {
 
 extension RunPlan {
   /// The plan of the run `configuration` asks for — the one place a run is set up — or the
-  /// text of every problem (exit status 2). A real run (not `-n`) also fits the graph to its
-  /// backend and to the descriptors the process may open.
+  /// text of every problem (exit status 2), or of the signal that cut the cluster's check
+  /// short. A real run (not `-n`) also fits the graph to its backend and to the descriptors
+  /// the process may open.
   static func prepare(_ configuration: RunConfiguration) -> Result<PreparedRun, RunCommandLine.Message> {
     // A .oprun/ another user controls is not used: the run goes on as with --no-journal (SPEC §9).
     let state = StateFolder(manifestPath: configuration.manifestPath).open()
@@ -83,10 +84,16 @@ extension RunPlan {
     var graph = graph
     var warnings: [String] = []
     if backend == .slurm {
-      if let problem = SlurmPreflight.problem() {
-        return .failure(RunCommandLine.Message("oprun: error: \(problem)\n"))
+      switch SlurmPreflight.check() {
+      case .ready: break
+      case .problem(let problem): return .failure(RunCommandLine.Message("oprun: error: \(problem)\n"))
+      case .interrupted(let signal):
+        return .failure(
+          RunCommandLine.Message(
+            "oprun: stopped by \(SignalName.of(signal)) while waiting for the cluster's controller (scontrol ping); "
+              + "nothing was submitted\n", endingSignal: signal))
       }
-      (graph, warnings) = SlurmPreflight.fitting(graph)
+      graph = SlurmPreflight.fitting(graph)
     }
     let descriptorWarning: String?
     (graph, descriptorWarning) = DescriptorBudget.raised(toRun: graph).fitting(graph)

@@ -51,12 +51,26 @@ final class RunSession {
     let driver = RunDriver(plan: plan, fileTracking: fileTracking(), backend: backend, clock: loop)
     local.onWarning = { [unowned driver] in driver.warn($0) }
     slurm?.onWarning = { [unowned driver] in driver.warn($0) }
+    var warnings = plan.warnings
+
+    // Trapped before anything is submitted: a signal that comes meanwhile is taken once the
+    // run has begun, and cancels what was submitted rather than leaving it queued.
+    var trap: SignalTrap?
+    do {
+      trap = try SignalTrap(loop: loop) { signal in
+        guard !output.takesSignalWhileDraining(signal) else { return }
+        Self.handle(signal, driver: driver, stoppingSelf: { trap?.stopSelf() })
+      }
+    } catch {
+      warnings.append("cannot trap signals: \(error)")
+    }
+
     // A backend that takes the whole run has it before it begins: a refusal ends it with nothing left queued.
     if let failure = driver.handOverToBackend() {
       RunCommandLine.writeAll(2, "oprun: error: --backend \(plan.backend.rawValue): \(failure)\n")
+      trap?.uninstall()
       return ExitStatus.usage
     }
-    var warnings = plan.warnings
     // The journal observes first: a job is in it before any reporter shows it finished, so
     // that a run killed just after a job was seen to finish still has it.
     if let newJournal, let journalWarning = openJournal(newJournal, of: identity, driver: driver) {
@@ -65,16 +79,6 @@ final class RunSession {
     for observer in observers { driver.addObserver(observer) }
     output.onReaderClosed = { driver.apply(.outputClosed) }
     output.onWarning = { driver.warn($0) }
-
-    var trap: SignalTrap?
-    do {
-      trap = try SignalTrap(loop: loop) { signal in
-        guard !output.takesSignalWhileDraining(signal) else { return }
-        Self.handle(signal, driver: driver, stoppingSelf: { trap?.stopSelf() })
-      }
-    } catch {
-      driver.warn("cannot trap signals: \(error)")
-    }
 
     let (control, controlWarning) = openControlChannel(driver: driver, identity: identity)
     if let controlWarning { warnings.append(controlWarning) }

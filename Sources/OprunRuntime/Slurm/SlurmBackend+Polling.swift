@@ -2,10 +2,15 @@ import Glibc
 import OprunCore
 
 extension SlurmBackend {
-  /// The next poll, `pollInterval` from now, while a job of the run has not ended.
+  /// The next poll, `pollInterval` from now, while a job of the run has not ended and none is
+  /// due yet.
   func schedulePoll() {
-    guard jobs.contains(where: { $0.phase != .ended }) else { return }
-    loop.schedule(after: pollInterval) { [weak self] in self?.poll() }
+    guard !isPollDue, jobs.contains(where: { $0.phase != .ended }) else { return }
+    isPollDue = true
+    loop.schedule(after: pollInterval) { [weak self] in
+      self?.isPollDue = false
+      self?.poll()
+    }
   }
 
   /// One `squeue` for every job of the run not seen ended, read on the loop as it comes.

@@ -7,28 +7,44 @@ extension SlurmBackend {
   func submit(_ plan: [PlannedJob]) -> Result<Void, SubmissionFailure> {
     if let failure = makeOutputFolder() { return .failure(failure) }
     for planned in plan {
-      let index = jobs.count
-      let outputPath = outputFolder + "/" + Self.fileName(of: planned.job)
-      switch tool.run(sbatchArguments(planned, outputPath: outputPath)) {
-      case .failure(let error):
+      if case .failure(let failure) = add(planned) {
+        let already = jobs.isEmpty ? "" : " (the \(jobs.count) job(s) submitted before it were cancelled)"
         cancel(Array(jobs.indices))
-        return .failure(SubmissionFailure("cannot run sbatch: \(error)"))
-      case .success(let answer):
-        guard answer.succeeded, let slurmID = Self.jobID(answer.output) else {
-          cancel(Array(jobs.indices))
-          let already = jobs.isEmpty ? "" : " (the \(jobs.count) job(s) submitted before it were cancelled)"
-          return .failure(
-            SubmissionFailure("sbatch refused job '\(planned.job.name)': \(answer.message)\(already)"))
-        }
-        jobs.append(
-          ClusterJob(
-            job: planned.job.id, name: planned.job.name, slurmID: slurmID, work: planned.order.work,
-            commands: planned.order.commands.count, outputPath: outputPath))
-        indexByJob[planned.job.id] = index
+        return .failure(SubmissionFailure(failure.description + already))
       }
     }
     schedulePoll()
     return .success(())
+  }
+
+  /// Submits one more job, or another attempt of one, while the run goes on; polled with
+  /// the others from the next poll on.
+  func submitLater(_ planned: PlannedJob) -> Result<Void, SubmissionFailure> {
+    if jobs.isEmpty, let failure = makeOutputFolder() { return .failure(failure) }
+    let added = add(planned)
+    if case .success = added, !isPolling { schedulePoll() }
+    return added
+  }
+
+  /// One `sbatch`; the job is followed from now on, as the job's current attempt.
+  private func add(_ planned: PlannedJob) -> Result<Void, SubmissionFailure> {
+    let attempt = planned.order.work.attempt ?? 1
+    let outputPath = outputFolder + "/" + Self.fileName(of: planned.job, attempt: attempt)
+    switch tool.run(sbatchArguments(planned, outputPath: outputPath)) {
+    case .failure(let error):
+      return .failure(SubmissionFailure("cannot run sbatch: \(error)"))
+    case .success(let answer):
+      guard answer.succeeded, let slurmID = Self.jobID(answer.output) else {
+        let which = attempt > 1 ? " (attempt \(attempt))" : ""
+        return .failure(SubmissionFailure("sbatch refused job '\(planned.job.name)'\(which): \(answer.message)"))
+      }
+      indexByJob[planned.job.id] = jobs.count
+      jobs.append(
+        ClusterJob(
+          job: planned.job.id, name: planned.job.name, slurmID: slurmID, work: planned.order.work,
+          commands: planned.order.commands.count, outputPath: outputPath, held: planned.held))
+      return .success(())
+    }
   }
 
   /// `sbatch`'s arguments for one job: the extra ones first, so that oprun's own win.
@@ -39,6 +55,7 @@ extension SlurmBackend {
       "--chdir=\(planned.order.workingDirectory)", "--nice=\(planned.band.slurmNice)",
     ]
     if let dependency = dependency(of: planned) { arguments.append("--dependency=\(dependency)") }
+    if planned.held { arguments.append("--hold") }
     if let timeout = planned.job.timeout { arguments.append("--time=\(Int((timeout / 60).rounded(.up)))") }
     if let qos = options.qos[planned.job.qos] { arguments.append("--qos=\(qos)") }
     if let partition = options.partition { arguments.append("--partition=\(partition)") }
@@ -83,15 +100,16 @@ extension SlurmBackend {
   }
 
   /// A job's output file: its index and name, with what a file name or Slurm's `%` patterns
-  /// would take otherwise replaced.
-  static func fileName(of job: JobNode) -> String {
+  /// would take otherwise replaced; a retry's has its attempt too, so that each attempt's
+  /// output stays.
+  static func fileName(of job: JobNode, attempt: Int = 1) -> String {
     let safe = job.name.unicodeScalars.map { scalar -> String in
       switch scalar {
       case "a"..."z", "A"..."Z", "0"..."9", "-", "_", ".": String(scalar)
       default: "_"
       }
     }.joined()
-    return "\(job.id)-\(safe).out"
+    return attempt > 1 ? "\(job.id)-\(safe).attempt-\(attempt).out" : "\(job.id)-\(safe).out"
   }
 
   /// The id in `sbatch --parsable`'s answer (`ID` or `ID;CLUSTER`).

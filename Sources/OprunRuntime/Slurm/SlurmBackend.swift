@@ -2,7 +2,9 @@ import Glibc
 import OprunCore
 
 /// Jobs as Slurm batch jobs: the whole run is submitted at once (``submit(_:)``), one `sbatch`
-/// per job with its dependencies, and Slurm schedules it without oprun in the loop; oprun
+/// per job with its dependencies, and Slurm schedules it without oprun in the loop (a retry,
+/// and a job that waits for the last attempt of one that may be retried, are submitted
+/// when the driver knows them, ``submitLater(_:)``); oprun
 /// polls the run's jobs (one `squeue` per tick, off the loop's thread of control: the loop
 /// reads its answer as it reads a job's pipe) and reports what it sees. Completion commands
 /// run on this machine, through the ``LocalBackend`` the Slurm backend is given.
@@ -27,12 +29,15 @@ final class SlurmBackend: SchedulingBackend {
   /// Seconds between two polls.
   let pollInterval: Double
 
-  /// Every submitted job, in submission order; the index is its place in `jobs`.
+  /// Every submitted job, in submission order (a job's attempts after its first later); the
+  /// index is its place in `jobs`.
   var jobs: [ClusterJob] = []
-  /// Index in `jobs` by the job's id.
+  /// Index in `jobs` by the job's id: its last attempt submitted.
   var indexByJob: [JobID: Int] = [:]
   /// A poll's `squeue` is running.
   var isPolling = false
+  /// The next poll's timer is set.
+  var isPollDue = false
   /// A warning about polling was given; no second one is.
   var warnedAboutPolling = false
 
@@ -46,7 +51,7 @@ final class SlurmBackend: SchedulingBackend {
     var phase = Phase.queued
     /// Cancelled (`scancel`) by this run.
     var cancelled = false
-    /// Held (`scontrol hold`) by this run, until released.
+    /// Held by this run (submitted `--hold`, or `scontrol hold`), until released.
     var held = false
 
     enum Phase { case queued, running, ended }
@@ -74,7 +79,7 @@ final class SlurmBackend: SchedulingBackend {
 
   // MARK: JobBackend
 
-  /// Completion commands (and a retry, which Slurm was not handed) run on this machine.
+  /// Completion commands run on this machine.
   func start(_ work: WorkOrder) -> [Result<CommandHandle, StartFailure>] {
     local.start(work)
   }
@@ -109,7 +114,7 @@ final class SlurmBackend: SchedulingBackend {
   // MARK: SchedulingBackend
 
   func withdraw(_ work: WorkKey) {
-    guard let index = indexByJob[work.job], jobs[index].phase != .ended else { return }
+    guard let index = indexByJob[work.job], jobs[index].work == work, jobs[index].phase != .ended else { return }
     cancel([index])
   }
 

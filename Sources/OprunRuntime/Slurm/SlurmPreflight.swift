@@ -3,41 +3,48 @@ import OprunCore
 /// What `--backend slurm` checks before anything is submitted, and how it fits a graph to the
 /// cluster.
 enum SlurmPreflight {
-  /// An error (for `oprun: error: `) when Slurm's client is missing or its controller does not
-  /// answer; nil when the run can be submitted.
-  static func problem() -> String? {
+  /// What the check before submitting found.
+  enum Verdict: Equatable {
+    /// The run can be submitted.
+    case ready
+    /// Slurm's client is missing or its controller does not answer: an error for `oprun: error: `.
+    case problem(String)
+    /// A cancelling signal came while the controller was asked (its `scontrol ping` killed):
+    /// oprun ends by it, nothing submitted.
+    case interrupted(by: Int32)
+  }
+
+  /// Whether Slurm's client is there and its controller answers `scontrol ping`; a hung
+  /// controller leaves the user Ctrl-C.
+  static func check() -> Verdict {
     let missing =
       "--backend slurm: Slurm's commands (sbatch, squeue, scontrol) are not on PATH; install Slurm's client "
       + "(Debian: slurm-client) or run on a machine of the cluster"
     let tool = SlurmTool(spawner: Spawner(), environment: JobEnvironment.inherited())
-    switch tool.run(["scontrol", "ping"]) {
+    switch tool.runCancellably(["scontrol", "ping"]) {
     case .failure:
-      return missing
+      return .problem(missing)
+    case .success(.interrupted(let signal)):
+      return .interrupted(by: signal)
     // 127: not found on PATH (the shell's own status, which a direct start falls back to).
-    case .success(let answer) where answer.status == .exited(127):
-      return missing
-    case .success(let answer) where !answer.succeeded || answer.output.contains("DOWN"):
+    case .success(.answered(let answer)) where answer.status == .exited(127):
+      return .problem(missing)
+    case .success(.answered(let answer)) where !answer.succeeded || answer.output.contains("DOWN"):
       // Its first line says which controller is down; the rest is a banner.
       let first = (answer.errors.isEmpty ? answer.output : answer.errors).split(whereSeparator: \.isNewline).first
       let said = first.map { " (scontrol ping: \(String($0).trimmingSpaces))" } ?? ""
-      return "--backend slurm: the cluster's controller does not answer\(said); is SLURM_CONF right, is slurmctld up?"
-    case .success:
-      return nil
+      return .problem(
+        "--backend slurm: the cluster's controller does not answer\(said); is SLURM_CONF right, is slurmctld up?")
+    case .success(.answered):
+      return .ready
     }
   }
 
   /// `graph` as a cluster runs it: the cluster decides how many jobs run at once, so no queue
-  /// limits them; a retry would need a new submission that the dependents, submitted with the
-  /// first one's id, would not wait for, so jobs are not retried (a warning says so).
-  static func fitting(_ graph: JobGraph) -> (JobGraph, [String]) {
+  /// limits them. Nothing else changes, and nothing is said: a retry is another submission.
+  static func fitting(_ graph: JobGraph) -> JobGraph {
     var graph = graph
-    var warnings: [String] = []
     for index in graph.queues.indices { graph.queues[index].maxConcurrent = max(1, graph.jobs.count) }
-    let retried = graph.jobs.filter { $0.retries > 0 }.map(\.name)
-    if !retried.isEmpty {
-      warnings.append("--backend slurm does not retry jobs: retries of \(retried.joined(separator: ", ")) ignored")
-      for index in graph.jobs.indices { graph.jobs[index].retries = 0 }
-    }
-    return (graph, warnings)
+    return graph
   }
 }

@@ -36,6 +36,54 @@ struct SlurmTool {
     }
   }
 
+  /// How a command that a cancelling signal may cut short ended.
+  enum Ending {
+    case answered(Answer)
+    /// SIGINT, SIGTERM or SIGHUP came first: the command was killed and reaped.
+    case interrupted(by: Int32)
+  }
+
+  /// Runs `arguments` to its end as ``run(_:)`` does, but a cancelling signal to oprun
+  /// (SIGINT, SIGTERM, SIGHUP; one oprun was started with ignored stays ignored) kills the
+  /// command's process group at once, so that nothing oprun does before its run has begun
+  /// outlives an interrupt. A failure when the program could not start.
+  func runCancellably(_ arguments: [String]) -> Result<Ending, SpawnError> {
+    let loop = EventLoop()
+    var process: SpawnedProcess?
+    var signalled: Int32?
+    // Called on the loop, so once the command has started.
+    let cancel = { (signal: Int32) in
+      guard signalled == nil else { return }
+      signalled = signal
+      if let process { kill(-process.processGroup, SIGKILL) }
+    }
+    // Trapped before the command starts: a signal in between would end oprun and leave it running.
+    let trap = try? SignalTrap(loop: loop, signals: [SIGINT, SIGTERM, SIGHUP], onSignal: cancel)
+    defer { trap?.uninstall() }
+    switch spawner.spawn(request(arguments)) {
+    case .failure(let error): return .failure(error)
+    case .success(let spawned): process = spawned
+    }
+    var output: [UInt8] = []
+    var errors: [UInt8] = []
+    var status: Termination?
+    loop.watchProcess(
+      process!, output: .chunks,
+      onOutput: { stream, bytes in
+        if stream == .stdout { output.append(contentsOf: bytes) } else { errors.append(contentsOf: bytes) }
+      },
+      onExit: { status = $0 })
+    loop.run { status != nil }
+    // A signal that came as the command ended is still oprun's to honour.
+    trap?.deliverRecorded()
+    if let signalled { return .success(.interrupted(by: signalled)) }
+    return .success(
+      .answered(
+        Answer(
+          status: status!, output: String(decoding: output, as: UTF8.self),
+          errors: String(decoding: errors, as: UTF8.self))))
+  }
+
   /// Reads both pipes of `process` to their ends, then reaps it.
   private static func collect(_ process: SpawnedProcess) -> Answer {
     var buffers: [Int32: [UInt8]] = [:]

@@ -8,6 +8,17 @@ enum HeadlessChromium {
     try run(["--dump-dom", URL(fileURLWithPath: page).absoluteString], in: folder)
   }
 
+  /// The document after the page's scripts ran and then `script`, run after them as a
+  /// user's clicks and keys would come, in a 1400×900 window. The page is copied to
+  /// `interacted.html` with `script` before its `</body>`.
+  static func dumpDOM(of page: String, after script: String, in folder: Scratch) throws -> String {
+    let html = try String(contentsOfFile: page, encoding: .utf8)
+    let end = try #require(html.range(of: "</body>", options: .backwards), "\(page) has no </body>")
+    let copy = try folder.write(
+      "interacted.html", html.replacingCharacters(in: end, with: "<script>\n\(script)\n</script>\n</body>"))
+    return try run(["--window-size=1400,900", "--dump-dom", URL(fileURLWithPath: copy).absoluteString], in: folder)
+  }
+
   /// Saves a PNG of the page as a 1400×900 window shows it.
   static func screenshot(of page: String, to png: String, in folder: Scratch) throws {
     _ = try run(

@@ -12,8 +12,9 @@ import Testing
     "queues":[{"name":"ci","max_concurrent":2,"running":1,"suspended":false},\
     {"name":"net","max_concurrent":1,"running":0,"suspended":true}],\
     "jobs":[{"name":"build","queue":"ci","state":"executing","outcome":null,"cancelled":false,\
-    "priority":"normal","pids":[100,101]},\
-    {"name":"fetch","queue":"net","state":"finished","outcome":"cancelled","cancelled":true,"priority":"high","pids":[]}]}
+    "priority":"normal","pids":[100,101],"paused":true},\
+    {"name":"fetch","queue":"net","state":"finished","outcome":"cancelled","cancelled":true,"priority":"high","pids":[],\
+    "paused":false}]}
     """
 
   @Test func statusIsATableOfQueuesThenJobs() throws {
@@ -27,9 +28,9 @@ import Testing
         ci     2      1        no
         net    1      0        yes
 
-        JOB    QUEUE  STATE      OUTCOME    CANCELLED  PRIORITY  PIDS
-        build  ci     executing  -          no         normal    100 101
-        fetch  net    finished   cancelled  yes        high      -
+        JOB    QUEUE  STATE      OUTCOME    CANCELLED  PAUSED  PRIORITY  PIDS
+        build  ci     executing  -          no         yes     normal    100 101
+        fetch  net    finished   cancelled  yes        no      high      -
 
         """)
   }
@@ -38,7 +39,7 @@ import Testing
     let data = try JSONValue.parse(#"{"jobs":[{"name":"a"}]}"#).get()
     #expect(
       ControlText.status(data)
-        == "JOB  QUEUE  STATE  OUTCOME  CANCELLED  PRIORITY  PIDS\na    -      -      -        -          -         -\n"
+        == "JOB  QUEUE  STATE  OUTCOME  CANCELLED  PAUSED  PRIORITY  PIDS\na    -      -      -        -          -       -         -\n"
     )
   }
 

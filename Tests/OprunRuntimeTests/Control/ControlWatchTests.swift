@@ -64,6 +64,28 @@ import Testing
     #expect(watcher.lines == [Self.okLine] + expected)
   }
 
+  /// Output past the budget kept for no one is counted, not written: a late watcher reads
+  /// where it was left out and how much, every other event, and all output once attached.
+  @Test func outputNobodyWatchesPastItsBudgetIsCountedWhereItWasLeftOut() throws {
+    var limits = ControlLimits()
+    limits.unwatchedOutputLimit = 10
+    let harness = try ChannelHarness(limits: limits)
+    let kept = [output(0, "first\n", at: 0.1)]
+    let leftOut = [output(0, "second\n", at: 0.2), output(1, "x\n", at: 0.3), output(0, "third\n", at: 0.4)]
+    let after = lifecycle(0, start: 0.1, end: 0.5, pid: 41)
+    harness.record(kept + leftOut + after)
+    let watcher = try attachWatcher(harness)
+    let watched = [output(1, "now watched, all of it\n", at: 0.6)]
+    harness.record(watched)
+    let expected =
+      Self.encoded(kept, graph: harness.graph) + [
+        #"{"t":0.2,"event":"output-skipped","job":"build","lines":2,"bytes":13}"#,
+        #"{"t":0.3,"event":"output-skipped","job":"test","lines":1,"bytes":2}"#,
+      ] + Self.encoded(after + watched, graph: harness.graph)
+    runLoop(harness.loop) { watcher.lines.count == 1 + expected.count }
+    #expect(watcher.lines == [Self.okLine] + expected)
+  }
+
   @Test func aRefusedWatchIsOnlyAnAnswer() throws {
     let harness = try ChannelHarness()
     harness.answer = { _ in .refused("not now") }

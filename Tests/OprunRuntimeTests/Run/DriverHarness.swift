@@ -142,6 +142,10 @@ final class RecordedEvents: RunObserver {
       return "\(name(job)) paused"
     case .continued(let job):
       return "\(name(job)) continued"
+    case .cancelling(let signal, let jobs, let waiting, let grace, let killing):
+      let waitingNames = waiting.map(name).joined(separator: ",")
+      return killing
+        ? "killing \(signal) [\(waitingNames)]" : "cancelling \(signal) \(jobs) jobs [\(waitingNames)] grace \(grace)"
     }
   }
 

@@ -33,6 +33,21 @@ final class FakeCluster: SchedulingBackend {
     return .success(())
   }
 
+  /// Submissions during the run, in order: `name` for a job's first attempt, `name#2` for its
+  /// second, `held` after a held one.
+  private(set) var later: [String] = []
+  /// Refuses the later submission of the job with this name.
+  var laterRefusal: (name: String, message: String)?
+
+  func submitLater(_ job: PlannedJob) -> Result<Void, SubmissionFailure> {
+    if let laterRefusal, laterRefusal.name == job.job.name { return .failure(SubmissionFailure(laterRefusal.message)) }
+    submitted.append(job)
+    names[job.job.id] = job.job.name
+    let attempt = job.order.work.attempt ?? 1
+    later.append(job.job.name + (attempt > 1 ? "#\(attempt)" : "") + (job.held ? " held" : ""))
+    return .success(())
+  }
+
   func withdraw(_ work: WorkKey) {
     let name = names[work.job] ?? "?"
     if !withdrawn.contains(name) { withdrawn.append(name) }
@@ -67,9 +82,12 @@ final class FakeCluster: SchedulingBackend {
 
   func endRun(grace: Double) {}
 
-  /// The handles a job's cluster job shows: its id (100 + its JobID) once per command.
-  func handles(of job: JobID, commands: Int = 1) -> [CommandHandle] {
-    (0..<commands).map { CommandHandle(id: Int32(100 + job), serial: UInt64(job * 16 + $0)) }
+  /// The handles a job's cluster job shows: its id (100 + its JobID, 1000 more for each
+  /// attempt after the first) once per command.
+  func handles(of job: JobID, commands: Int = 1, attempt: Int = 1) -> [CommandHandle] {
+    (0..<commands).map {
+      CommandHandle(id: Int32(100 + job + 1000 * (attempt - 1)), serial: UInt64(job * 16 + $0))
+    }
   }
 
   /// What the cluster was seen doing, reported as a poll would.
@@ -107,16 +125,17 @@ final class ClusterHarness {
 
   func id(_ name: String) -> JobID { graph.job(named: name)! }
 
-  func work(_ name: String) -> WorkKey { WorkKey(job: id(name), purpose: .attempt(1)) }
+  func work(_ name: String, attempt: Int = 1) -> WorkKey { WorkKey(job: id(name), purpose: .attempt(attempt)) }
 
-  /// The cluster saw `name` start running.
-  func began(_ name: String) {
-    cluster.observe(.began(work(name), cluster.handles(of: id(name))))
+  /// The cluster saw attempt `attempt` of `name` start running.
+  func began(_ name: String, attempt: Int = 1) {
+    cluster.observe(.began(work(name, attempt: attempt), cluster.handles(of: id(name), attempt: attempt)))
   }
 
-  /// The cluster saw `name` end: output first, then the end.
-  func ended(_ name: String, _ termination: Termination, output: String? = nil) {
-    if let output { cluster.observe(.output(work(name), .stdout, Array((output + "\n").utf8))) }
-    cluster.observe(.exited(work(name), cluster.handles(of: id(name))[0], termination))
+  /// The cluster saw attempt `attempt` of `name` end: output first, then the end.
+  func ended(_ name: String, _ termination: Termination, output: String? = nil, attempt: Int = 1) {
+    let work = work(name, attempt: attempt)
+    if let output { cluster.observe(.output(work, .stdout, Array((output + "\n").utf8))) }
+    cluster.observe(.exited(work, cluster.handles(of: id(name), attempt: attempt)[0], termination))
   }
 }

@@ -41,7 +41,8 @@ import Testing
     #expect(interrupting.fired)
     #expect(late.lines.prefix(3) == ["run-started", "a pending>ready", "b pending>ready"])
     let executing = late.lines.firstIndex(of: "a ready>executing")!
-    #expect(late.lines[executing + 1] == "a cancelled interrupt")
+    #expect(late.lines[executing + 1] == "cancelling \(SIGINT) 2 jobs [a] grace 5.0")
+    #expect(late.lines[executing + 2] == "a cancelled interrupt")
     #expect(run.events.lines == late.lines)
     #expect(run.runToEnd() == 128 + SIGINT)
     #expect(run.events.lines(of: "b").last == "b ready>finished cancelled")

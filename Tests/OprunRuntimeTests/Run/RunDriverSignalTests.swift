@@ -95,6 +95,33 @@ import Testing
     #expect(run.runToEnd() == 0)
   }
 
+  /// Ctrl-C is announced before any job is cancelled, with what the run now waits for and
+  /// for how long; a second Ctrl-C is announced as the kill it is.
+  @Test func eachCancellingSignalIsAnnouncedBeforeWhatItDoes() {
+    let run = DriverHarness(
+      """
+      max-concurrent: 2
+      jobs:
+        done: {command: quick}
+        stubborn: {command: stubborn}
+        other: {command: slow}
+        later: {command: quick, dependencies: [other]}
+      """, grace: 3)
+    run.backend.scripts["quick"] = FakeCommand(duration: 0.5)
+    run.backend.scripts["stubborn"] = FakeCommand(duration: 100, onSignal: .ignores)
+    run.backend.scripts["slow"] = FakeCommand(duration: 100, onSignal: .exits(after: 0.1, .signalled(SIGINT)))
+    run.start()
+    run.advance(by: 1)
+    run.driver.apply(.cancelRun(reason: .interrupt, endingSignal: SIGINT))
+    let first = run.events.lines.firstIndex { $0.hasPrefix("cancelling") }
+    #expect(run.events.lines.contains("cancelling \(SIGINT) 3 jobs [stubborn,other] grace 3.0"))
+    #expect(first.map { $0 < run.events.lines.firstIndex(of: "stubborn cancelled interrupt")! } == true)
+    run.advance(by: 1)
+    run.driver.apply(.cancelRun(reason: .interrupt, endingSignal: SIGINT))
+    #expect(run.events.lines.contains("killing \(SIGINT) [stubborn]"))
+    #expect(run.runToEnd() == 128 + SIGINT)
+  }
+
   /// "Every job runs in its own process group, so no grandchild outlives a cancelled run."
   /// The driver's part: each command's own group gets the signal, and the kill at the end of
   /// the grace, even a command that has exited but left a process behind.

@@ -28,6 +28,9 @@ struct AttemptTable {
   subscript(job: JobID) -> RunningAttempt? { running[job] }
 
   /// Some command or completion of the run is running, and will give back what it holds.
+  /// Jobs with an attempt running now, in job order; linear in the jobs.
+  var runningJobs: [JobID] { running.indices.filter { running[$0] != nil } }
+
   var isRunningAnything: Bool { runningCount > 0 || completionCount > 0 }
 
   mutating func began(_ attempt: RunningAttempt, of job: JobID) {

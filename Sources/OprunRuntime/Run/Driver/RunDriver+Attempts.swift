@@ -9,10 +9,11 @@ extension RunDriver {
   /// whose commands started finishes without executing. When the backend ran short of
   /// something the run's own commands give back as they end (descriptors, processes), the
   /// launch keeps its slot and waits for one of them to end, then tries again. On a backend
-  /// that took the whole run, the launch is awaited instead.
+  /// that took the whole run, the launch is awaited instead, a retry submitted first.
   func start(_ launch: Launch) {
-    if cluster != nil, launch.attempt == 1 {
+    if cluster != nil {
       awaitLaunch(launch)
+      if launch.attempt > 1 { submitRetry(launch) }
       return
     }
     let job = graph.jobs[launch.job]

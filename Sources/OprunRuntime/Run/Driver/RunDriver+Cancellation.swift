@@ -4,8 +4,18 @@ import OprunCore
 extension RunDriver {
   /// The first cancelling command cancels every queue and sets the signal the run ends by;
   /// a second one kills everything.
+  /// Each is announced first (`cancelling`), so that the user reads what happens and what
+  /// a second one would do before the jobs' own lines.
   func cancelRun(reason: CancelReason, endingSignal signal: Int32) {
-    switch lifecycle.cancel(endingSignal: signal) {
+    let action = lifecycle.cancel(endingSignal: signal)
+    if lifecycle.isInProgress {
+      let finished = engine.counts.values.reduce(0, +)
+      publish(
+        .cancelling(
+          signal: signal, jobs: graph.jobs.count - finished, waiting: attempts.runningJobs, grace: grace,
+          killing: action == .killEverything))
+    }
+    switch action {
     case .cancelQueues: engine.cancelAll(reason: reason)
     case .killEverything: killEverything()
     }

@@ -1,31 +1,87 @@
 import OprunCore
 
-/// The driver on a backend handed the whole run up front (its ``ClusterWaiting`` part): the
-/// run is submitted before it begins, and the engine follows what the backend observes.
+/// The driver on a backend handed the whole run up front (its ``ClusterWaiting`` and
+/// ``ClusterSubmissions`` parts): the run is submitted before it begins, and the engine follows
+/// what the backend observes.
 ///
 /// A job the backend ended without running is ``QueueEngine/didNotStart(_:)``: cancelled when
 /// its flag is raised, else failed. A job the engine finishes without running (skipped,
 /// cancelled while it waited) is withdrawn, and so is an awaited job whose flag is raised.
+/// A retry is submitted when the engine launches it; the dependents of a job that may be
+/// retried are submitted once its last attempt is known, so that they wait for that one.
 extension RunDriver {
   /// Every job that will run in this run, each after its dependencies (manifest order among
   /// those free to go), as a backend that takes the whole run is to receive them; the jobs
   /// `--resume` resumes are left out.
   public func plannedJobs() -> [PlannedJob] {
-    let resumed = Set(graph.jobs.indices.filter { engine.resumePlan?.decisions[$0] == .resumed })
-    return graph.topologicalOrder().filter { !resumed.contains($0) }.map { id in
-      let job = graph.jobs[id]
-      return PlannedJob(
-        order: workOrder(job, attempt: 1), job: job, band: engine.effectivePriority(of: id),
-        dependencies: job.dependencies.filter { !resumed.contains($0) })
+    graph.topologicalOrder().filter { !isResumed($0) }.map { id in
+      plannedJob(id, attempt: 1, dependencies: graph.jobs[id].dependencies.filter { !isResumed($0) })
     }
   }
 
-  /// Hands the whole run to a backend that takes it up front, before the run begins; nil
-  /// when it accepted it or takes jobs one at a time. A refusal leaves nothing queued.
+  /// Attempt `attempt` of `job` as the backend is to receive it, waiting for `dependencies`.
+  private func plannedJob(_ id: JobID, attempt: Int, dependencies: [JobID]) -> PlannedJob {
+    let job = graph.jobs[id]
+    return PlannedJob(
+      order: workOrder(job, attempt: attempt), job: job, band: engine.effectivePriority(of: id),
+      dependencies: dependencies)
+  }
+
+  private func isResumed(_ job: JobID) -> Bool { engine.resumePlan?.decisions[job] == .resumed }
+
+  /// Hands the run to a backend that takes it up front, before the run begins — every job but
+  /// those that wait for the last attempt of a job that may be retried; nil when it accepted
+  /// it or takes jobs one at a time. A refusal leaves nothing queued.
   public func handOverToBackend() -> SubmissionFailure? {
-    guard let cluster else { return nil }
-    if case .failure(let failure) = cluster.scheduler.submit(plannedJobs()) { return failure }
+    guard let cluster, submissions != nil else { return nil }
+    let upFront = submissions!.upFront(plannedJobs())
+    if case .failure(let failure) = cluster.scheduler.submit(upFront) { return failure }
+    for planned in upFront { submissions!.submitted(planned.job.id, attempt: 1) }
     return nil
+  }
+
+  /// Submits the retry `launch`, which waits for nothing (the job's dependencies have all
+  /// ended); a refusal ends it without starting. Once the backend has the job's last attempt,
+  /// what waited for it is submitted.
+  func submitRetry(_ launch: Launch) {
+    guard let cluster else { return }
+    let work = WorkKey(job: launch.job, purpose: .attempt(launch.attempt))
+    switch cluster.scheduler.submitLater(plannedJob(launch.job, attempt: launch.attempt, dependencies: [])) {
+    case .failure(let failure):
+      endedUnstarted(work, reason: failure.description)
+    case .success:
+      submissions?.submitted(launch.job, attempt: launch.attempt)
+      submitWaitingDependents(of: launch.job)
+    }
+  }
+
+  /// Submits each job that waited for `job`'s last attempt, and those that waited for theirs,
+  /// once the last attempt of every one of its dependencies is known; one the engine has
+  /// finished or cancelled meanwhile waits no more, unsubmitted. A refused submission ends the
+  /// job without starting when the engine launches it.
+  func submitWaitingDependents(of job: JobID) {
+    guard let cluster, submissions != nil else { return }
+    let finished = { [engine] (job: JobID) in engine.state(of: job) == .finished }
+    var known = [job]
+    while let next = known.popLast() {
+      for dependent in graph.jobs[next].dependents where submissions!.mayBeSubmitted(dependent, finished: finished) {
+        if finished(dependent) || engine.isCancelled(dependent) {
+          submissions!.stopWaiting(dependent)
+          continue
+        }
+        let submitted = graph.jobs[dependent].dependencies.filter { submissions!.lastSubmittedAttempt(of: $0) > 0 }
+        var planned = plannedJob(dependent, attempt: engine.attempt(of: dependent), dependencies: submitted)
+        planned.held = engine.isSuspended(graph.jobs[dependent].queue)
+        switch cluster.scheduler.submitLater(planned) {
+        case .failure(let failure):
+          submissions!.stopWaiting(dependent)
+          receive(.endedUnstarted(planned.order.work, reason: failure.description))
+        case .success:
+          submissions!.submitted(dependent, attempt: engine.attempt(of: dependent))
+          if submissions!.lastAttemptIsKnown(of: dependent, finished: finished) { known.append(dependent) }
+        }
+      }
+    }
   }
 
   /// The engine launched `launch` on a backend that took the whole run: it is awaited until
@@ -78,8 +134,9 @@ extension RunDriver {
     }
   }
 
-  /// The backend takes back the job's current attempt.
+  /// The backend takes back the job's current attempt, if it was handed one.
   func withdraw(_ job: JobID) {
+    guard let submissions, submissions.lastSubmittedAttempt(of: job) > 0 else { return }
     cluster?.scheduler.withdraw(WorkKey(job: job, purpose: .attempt(engine.attempt(of: job))))
   }
 }

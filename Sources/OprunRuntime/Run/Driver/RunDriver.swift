@@ -33,6 +33,8 @@ public final class RunDriver {
   var attempts: AttemptTable
   /// On a backend handed the whole run up front: what it has not yet been seen to begin.
   var cluster: ClusterWaiting?
+  /// On such a backend: which attempt of each job it was handed, and which jobs wait.
+  var submissions: ClusterSubmissions?
   /// When files decide whether jobs run (SPEC §10): each job's files, from look to record.
   var files: FileTracker?
 
@@ -58,6 +60,7 @@ public final class RunDriver {
     self.startTime = startTime
     attempts = AttemptTable(jobs: graph.jobs.count)
     cluster = ClusterWaiting(backend: backend, jobs: graph.jobs.count)
+    if cluster != nil { submissions = ClusterSubmissions(graph) }
     if let fileTracking, plan.tracksFiles {
       let fingerprints = plan.fingerprints.count == graph.jobs.count ? plan.fingerprints : graph.fingerprints()
       files = FileTracker(tracking: fileTracking, fingerprints: fingerprints)
@@ -178,6 +181,8 @@ public final class RunDriver {
       publish(kind)
     case .withdraw(let job):
       withdraw(job)
+    case .submitWaitingDependents(let job):
+      submitWaitingDependents(of: job)
     case .holdOrRelease(let queue, let state):
       holdOrRelease(queue, state)
     case .files(let job, let seen):
@@ -247,6 +252,8 @@ public final class RunDriver {
     if cluster != nil, transition.to == .finished, transition.from == .ready, !transition.resumed {
       take(.withdraw(transition.job))
     }
+    // Its last attempt is known now: what waited for it may be submitted.
+    if cluster != nil, transition.to == .finished { take(.submitWaitingDependents(transition.job)) }
     // A resumed or up-to-date job ran nothing: it has nothing to complete.
     if transition.to == .finished, !transition.resumed, !transition.upToDate,
       graph.jobs[transition.job].completion != nil
@@ -267,6 +274,9 @@ public final class RunDriver {
     case announce(RunEvent.Kind)
     /// A reaction: the job finished or was cancelled before a scheduling backend began it.
     case withdraw(JobID)
+    /// A reaction: the job finished on a scheduling backend; the jobs that waited for its
+    /// last attempt are submitted.
+    case submitWaitingDependents(JobID)
     /// A reaction: a queue was suspended or resumed on a scheduling backend.
     case holdOrRelease(QueueID, QueueState)
     /// The checker looked at a job's files.
