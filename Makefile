@@ -18,11 +18,11 @@ deps:
 	fi
 
 # What the end-to-end tests drive besides oprun: graphviz's dot, headless chromium, tmux, the
-# three shells the completion scripts are for, man; and mermaid's own parser and renderer
-# (mermaid.min.js 11.16.0, out of the artoo-mermaid wheel on PyPI, checked by its digest) in
-# $(TEST_TOOLS), where the tests look for it.
-TEST_PACKAGES = graphviz chromium tmux zsh fish man-db groff-base
-TEST_PROGRAMS = dot chromium tmux zsh fish man groff
+# three shells the completion scripts are for, man, jq (the README pipes events into it); and
+# mermaid's own parser and renderer (mermaid.min.js 11.16.0, out of the artoo-mermaid wheel on
+# PyPI, checked by its digest) in $(TEST_TOOLS), where the tests look for it.
+TEST_PACKAGES = graphviz chromium tmux zsh fish man-db groff-base jq
+TEST_PROGRAMS = dot chromium tmux zsh fish man groff jq
 TEST_TOOLS = $(CURDIR)/.build-tools
 MERMAID_JS = $(TEST_TOOLS)/mermaid/mermaid.min.js
 MERMAID_SHA256 = 74d7c46dabca328c2294733910a8aa1ed0c37451776e8d5295da38a2b758fb9b

@@ -7,16 +7,20 @@ struct Check: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "check",
     abstract: "Check a manifest and report every problem in it; run nothing.",
+    usage: "oprun check [MANIFEST]",
     discussion: """
       Exits with status 2 if the manifest has any problem. Warns about each input pattern that \
       matches no file now, in a job that waits for no other job.
       """
   )
 
-  @Argument(help: "The manifest to check.", completion: .file(extensions: ["yaml", "yml"]))
-  var manifest = "jobs.yaml"
+  @Argument(
+    help: ArgumentHelp("The manifest to check (default: ./jobs.yaml).", valueName: "MANIFEST"),
+    completion: .file(extensions: ["yaml", "yml"]))
+  var manifest: String?
 
   func run() throws {
+    let manifest = manifest ?? ManifestFile.defaultPath
     switch ManifestFile.graph(path: manifest, defaultMaxConcurrent: 1) {
     case .success(let graph):
       for warning in graph.manifestWarningLines + UnmatchedInputs.warningLines(in: graph) {

@@ -1,10 +1,11 @@
 import ArgumentParser
 
-/// `oprun --generate-completion-script bash|zsh|fish`: ArgumentParser's scripts, taught the
-/// one thing they do not know — that `run` is the default command. People type
-/// `oprun jobs.yaml -j 4`, not `oprun run jobs.yaml -j 4`, so a first word that is no
-/// subcommand is taken as the start of a run: its options and files are offered after it,
-/// and `oprun -<TAB>` offers the run's options beside `--help` and `--version`.
+/// `oprun --generate-completion-script bash|zsh|fish`: ArgumentParser's scripts, taught what
+/// they do not know — that `run` is the default command. People type `oprun jobs.yaml -j 4`,
+/// not `oprun run jobs.yaml -j 4`, so a first word that is no subcommand is taken as the start
+/// of a run: its options, and after a manifest the manifest's jobs (which oprun itself reads,
+/// `JobCompletion`), are offered after it, never the subcommands; `oprun <TAB>` offers the
+/// subcommands, the manifests and, as `make <TAB>` offers targets, the jobs of ./jobs.yaml.
 enum CompletionScripts {
   /// The script for `shell`, or nil for a shell ArgumentParser does not know.
   static func script(for shellName: String) -> String? {
@@ -25,8 +26,13 @@ enum CompletionScripts {
     ]
   }
 
+  /// The arguments after `oprun` that print the jobs of ./jobs.yaml, one a line: the custom
+  /// completion of a run's JOB, asked as it is asked for `oprun run <TAB>`.
+  private static let jobsOfDefaultManifest = "---completion run -- positional@1 2 0 oprun run ''"
+
   /// Completes `oprun WORD…` as `oprun run WORD…` when WORD is no subcommand and either an
-  /// option or not the word being completed (a first word is still offered the subcommands).
+  /// option or not the word being completed (a first word is offered the subcommands, files
+  /// and the jobs of ./jobs.yaml).
   private static var bashDefaultRun: String {
     """
 
@@ -40,6 +46,8 @@ enum CompletionScripts {
             elif (( COMP_CWORD == 1 )); then
                 _oprun "${@}"
                 COMPREPLY+=($(compgen -f -- "${2}"))
+                local IFS=$'\\n'
+                COMPREPLY+=($(compgen -W "$("${COMP_WORDS[0]}" \(jobsOfDefaultManifest) 2>/dev/null)" -- "${2}"))
                 return
             fi
             ;;
@@ -67,6 +75,14 @@ enum CompletionScripts {
               if (( CURRENT > 2 )) || [[ "${words[2]}" == -* ]]; then
                   words=("${words[1]}" run "${words[@]:1}")
                   (( CURRENT++ ))
+              elif (( CURRENT == 2 )); then
+                  local -i ret=1
+                  _oprun "${@}" && ret=0
+                  _files -g '*.yaml *.yml' && ret=0
+                  local -a jobs=("${(@f)"$("${words[1]}" \(jobsOfDefaultManifest) 2>/dev/null)"}")
+                  jobs=("${(@)jobs:#}")
+                  (( ${#jobs} )) && compadd -J job -- "${jobs[@]}" && ret=0
+                  return ret
               fi
               ;;
           esac
@@ -82,19 +98,23 @@ enum CompletionScripts {
     return generated.replacing(trailer, with: wrapper)
   }
 
-  /// Every completion fish offers after `oprun run` is offered after a bare `oprun` too, while
-  /// no subcommand has been typed; and files, which a manifest is.
+  /// While no subcommand has been typed, fish is offered what it offers after `oprun run`
+  /// (it completes that line itself), the subcommands only as the first word, with the jobs
+  /// of ./jobs.yaml.
   private static func fish(_ generated: String) -> String {
-    let runCondition = "-n '__oprun_should_offer_completions_for_flags_or_options \"oprun run\""
-    var defaultRunLines: [String] = []
-    for line in generated.split(separator: "\n" as Character).map(String.init) {
-      guard line.hasPrefix("complete -c 'oprun' " + runCondition),
-        let conditionEnd = line.dropFirst(22 + runCondition.count).firstRange(of: "' ")
-      else { continue }
-      defaultRunLines.append("complete -c 'oprun' -n '__oprun_default_run' " + line[conditionEnd.upperBound...])
-    }
     let subcommands = subcommandNames.joined(separator: " ")
-    return generated + """
+    let script =
+      generated
+      // Debian 12's fish 3.6 refuses `commandline -tC` ("cannot set commandline"): the cursor's
+      // place in the current token is the length of the token up to it.
+      .replacing("(__oprun_tokens -tC)", with: "(string length -- (commandline -ct))")
+      .replacing(
+        "-n '__oprun_should_offer_completions_for_positional \"oprun\" -eq 1'", with: "-n '__oprun_first_word'")
+    return script + """
+
+      function __oprun_first_word
+          test (count (__oprun_tokens -pc)) -eq 1
+      end
 
       function __oprun_default_run
           for token in (__oprun_tokens -pc)[2..]
@@ -105,8 +125,19 @@ enum CompletionScripts {
           return 0
       end
 
-      complete -c 'oprun' -n '__oprun_default_run' -F
-      \(defaultRunLines.joined(separator: "\n"))
+      function __oprun_complete_as_run
+          set -l tokens (__oprun_tokens -pc)
+          set -l current (commandline -ct)
+          complete -C "$(string join -- ' ' (string escape -- $tokens[1] run $tokens[2..])) $current"
+      end
+
+      function __oprun_jobs_of_default_manifest
+          set -l program (__oprun_tokens -pc)[1]
+          command $program \(jobsOfDefaultManifest) 2>/dev/null
+      end
+
+      complete -c 'oprun' -n '__oprun_default_run' -fka '(__oprun_complete_as_run)'
+      complete -c 'oprun' -n '__oprun_first_word' -fka '(__oprun_jobs_of_default_manifest)'
 
       """
   }

@@ -33,10 +33,10 @@ struct Ctl: ParsableCommand {
     if let pid, pid <= 0 { throw ValidationError("--pid takes a process id") }
   }
 
-  /// `oprun ctl` alone: a usage error, as any missing argument is.
+  /// `oprun ctl` alone: a usage error, as any missing argument is, with ctl's usage.
   func run() throws {
     let commands = Self.configuration.subcommands.compactMap { $0.configuration.commandName }.joined(separator: ", ")
-    throw ValidationError("missing COMMAND: one of \(commands)")
+    throw UsageError(message: "missing COMMAND: one of \(commands)", command: Self.self)
   }
 
   var selection: ControlClient.Selection {

@@ -62,7 +62,7 @@ struct CtlLimit: CtlRequest {
     commandName: "limit", abstract: "Set a queue's max-concurrent while it runs.")
   static let command = "limit"
   @ParentCommand var ctl: Ctl
-  @Argument(help: "The queue.") var queue: String
+  @Argument(help: ArgumentHelp("The queue.", valueName: "QUEUE")) var queue: String
   @Argument(help: ArgumentHelp("Its new max-concurrent, a whole number of at least 1.", valueName: "N"))
   var limit: String
   var requestArguments: [String] { [queue, limit] }
@@ -91,12 +91,7 @@ struct CtlPriority: CtlRequest {
 
   func validate() throws {
     guard values.count == 2 else { throw ValidationError("priority takes a JOB and a LEVEL") }
-    let level = values[1]
-    guard Priority(word: level) != nil || Int(level).flatMap(Priority.init(rawValue:)) != nil else {
-      let words = Priority.allCases.map(\.word).joined(separator: ", ")
-      let numbers = Priority.allCases.map { String($0.rawValue) }.joined(separator: ", ")
-      throw ValidationError("unknown priority '\(level)'; expected \(words) (or \(numbers))")
-    }
+    if Priority(level: values[1]) == nil { throw ValidationError(Priority.unknownLevel(values[1])) }
   }
 }
 

@@ -15,10 +15,14 @@ struct Graph: ParsableCommand {
       """
   )
 
-  @Argument(help: ArgumentHelp("The manifest (default: ./jobs.yaml).", valueName: "MANIFEST"))
+  @Argument(
+    help: ArgumentHelp("The manifest (default: ./jobs.yaml).", valueName: "MANIFEST"),
+    completion: .file(extensions: ["yaml", "yml"]))
   var manifest: String?
 
-  @Argument(help: ArgumentHelp("Show only these jobs and their dependencies.", valueName: "JOB"))
+  @Argument(
+    help: ArgumentHelp("Show only these jobs and their dependencies.", valueName: "JOB"),
+    completion: .custom(JobCompletion.candidates))
   var jobs: [String] = []
 
   @Option(help: ArgumentHelp("Graphviz DOT or a mermaid flowchart.", valueName: "FORMAT"))
@@ -31,7 +35,7 @@ struct Graph: ParsableCommand {
 
   func run() throws {
     throw ExitCode(
-      GraphCommandLine.execute(manifest: manifest ?? "jobs.yaml", targets: jobs, format: format, eventsPath: events))
+      GraphCommandLine.execute(words: manifestAndJobs, format: format, eventsPath: events))
   }
 }
 

@@ -52,16 +52,24 @@ struct Oprun: ParsableCommand {
       // A run's own status: nothing to say, and ArgumentParser's message lookup would cost
       // a millisecond of reflection.
       exitProcess(exitCode.rawValue)
+    } catch let usage as UsageError {
+      writeToStandardError(usage.text)
+      exitProcess(ExitStatus.usage)
     } catch {
       let code = exitCode(for: error)
       if code == .success {
         exit(withError: error)
       }
-      let message = fullMessage(for: error)
+      // A run's errors would send the reader to `oprun run --help`, which no help mentions:
+      // a run's help is `oprun --help`.
+      let message = fullMessage(for: error).replacing("'oprun run --help'", with: "'oprun --help'")
       if !message.isEmpty { writeToStandardError(message + "\n") }
       exitProcess(code == .validationFailure ? ExitStatus.usage : code.rawValue)
     }
   }
+
+  /// Every error, ArgumentParser's included, is said as oprun says its own.
+  static var _errorPrefix: String { "oprun: error: " }
 
   /// `oprun -h`, `oprun --help`, `oprun help`: the help of a run, which is what people type
   /// oprun for, followed by the other commands.

@@ -61,6 +61,6 @@ struct PlainRunArguments {
       }
     }
     if switches.excludeEachOther { return nil }
-    configuration = switches.configuration(manifest: positionals.first, targets: Array(positionals.dropFirst()))
+    configuration = switches.configuration(words: positionals)
   }
 }

@@ -5,6 +5,7 @@ import OprunRuntime
 struct Report: ParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Make a self-contained HTML page of a run from its --events file.",
+    usage: "oprun report EVENTS --html OUT",
     discussion: """
       The page needs no network: a summary, the failures, a Gantt timeline of every queue's \
       lanes with the critical path, and every job's details. A run cut off before its end \

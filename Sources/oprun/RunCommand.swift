@@ -7,7 +7,12 @@ struct Run: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "run",
     abstract: "Run MANIFEST's jobs (the default command).",
-    usage: "oprun [options] [MANIFEST] [JOB...]"
+    usage: "oprun [options] [MANIFEST] [JOB...]",
+    discussion: """
+      As make takes targets, the manifest may be left out before JOBs: a first word that names \
+      no file (and does not end in .yaml or .yml) is a JOB of ./jobs.yaml, so `oprun build test` \
+      runs build and test of ./jobs.yaml.
+      """
   )
 
   @Argument(
@@ -15,7 +20,9 @@ struct Run: ParsableCommand {
     completion: .file(extensions: ["yaml", "yml"]))
   var manifest: String?
 
-  @Argument(help: ArgumentHelp("Run only these jobs and their dependencies.", valueName: "JOB"))
+  @Argument(
+    help: ArgumentHelp("Run only these jobs and their dependencies.", valueName: "JOB"),
+    completion: .custom(JobCompletion.candidates))
   var jobs: [String] = []
 
   // Unconditional, so that `-j -1` is a value to refuse rather than a missing one.
@@ -141,7 +148,7 @@ struct Run: ParsableCommand {
     let switches = RunSwitches(
       quiet: quiet, verbose: verbose, keepGoing: keepGoing, failFast: failFast, dryRun: dryRun, resume: resume,
       noJournal: noJournal, force: force)
-    var configuration = switches.configuration(manifest: manifest, targets: jobs)
+    var configuration = switches.configuration(words: manifestAndJobs)
     configuration.maxConcurrent = maxConcurrent
     configuration.outputMode = output
     configuration.eventsPath = events

@@ -15,11 +15,10 @@ struct RunSwitches {
   /// Pairs the parser refuses (`Run.validate()`).
   var excludeEachOther: Bool { quiet && verbose || keepGoing && failFast }
 
-  /// A run of `manifest` (default ./jobs.yaml) and `targets` with these switches, every other
-  /// setting at its default.
-  func configuration(manifest: String?, targets: [String]) -> RunConfiguration {
-    var configuration = RunConfiguration(manifestPath: manifest ?? "jobs.yaml")
-    configuration.targets = targets
+  /// A run of the manifest and jobs `words` name (`[MANIFEST] [JOB...]`) with these switches,
+  /// every other setting at its default.
+  func configuration(words: [String]) -> RunConfiguration {
+    var configuration = RunConfiguration(words: words)
     configuration.failurePolicy = keepGoing ? .continue : failFast ? .cancelAll : nil
     configuration.dryRun = dryRun
     configuration.verbosity = quiet ? .quiet : verbose ? .verbose : .normal

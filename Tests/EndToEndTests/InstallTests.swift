@@ -5,7 +5,7 @@ import Testing
 
 /// `make install` and `make uninstall` into a prefix of the test's own, and what they install:
 /// the binary, the man page (complete, and rendered by `man` without a warning) and the bash,
-/// zsh and fish completion scripts, each tried in its shell.
+/// zsh and fish completion scripts (which `CompletionTests` tries in their shells).
 @Suite(.serialized) struct InstallTests {
   /// What `make install PREFIX=…` puts where, relative to the prefix.
   static let installedFiles = [
@@ -85,60 +85,6 @@ import Testing
     #expect(missing.isEmpty, "the man page does not mention: \(missing.joined(separator: ", "))")
   }
 
-  @Test func bashOffersTheSubcommandsTheRunsOptionsAfterAManifestAndItsValues() throws {
-    let folder = try Scratch()
-    let script = try completionScript("bash", in: folder)
-    func offered(_ line: String) throws -> [String] {
-      let words = line.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
-      let program = """
-        cd "$1"; source "$2"; shift 2
-        COMP_WORDS=("$@"); COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 ))
-        COMP_LINE="${COMP_WORDS[*]}"; COMP_POINT=${#COMP_LINE}
-        _oprun_default_run oprun "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
-        printf '%s\\n' "${COMPREPLY[@]}"
-        """
-      let result = try tool("bash", package: "bash", ["-c", program, "bash", packageRoot.path, script] + words)
-      #expect(result.status == 0, "\(result.stderr)")
-      return result.stdout.split(separator: "\n").map(String.init)
-    }
-    let first = try offered("oprun ")
-    for subcommand in ["check", "graph", "report", "ctl", "log"] {
-      #expect(first.contains(subcommand), "oprun <TAB> offers \(subcommand): \(first)")
-    }
-    #expect(first.contains("jobs"), "and files, for a manifest")
-    for line in ["oprun --", "oprun jobs/demo.yaml --"] {
-      let options = try offered(line)
-      for option in ["--max-concurrent", "--keep-going", "--output", "--events", "--dry-run"] {
-        #expect(options.contains(option), "\(line)<TAB> offers \(option): \(options)")
-      }
-    }
-    #expect(try offered("oprun jobs/demo.yaml --output ") == ["prefixed", "grouped", "raw"])
-    #expect(try offered("oprun check jobs/dem") == ["jobs/demo.yaml"])
-    #expect(try offered("oprun ctl ").contains("cancel-all"))
-  }
-
-  @Test func fishOffersTheSubcommandsAndTheRunsOptionsAfterAManifest() throws {
-    let folder = try Scratch()
-    let script = try completionScript("fish", in: folder)
-    func offered(_ line: String) throws -> [String] {
-      let result = try tool(
-        "fish", package: "fish",
-        ["--no-config", "-c", "cd $argv[1]; source $argv[2]; complete -C $argv[3]", packageRoot.path, script, line])
-      #expect(result.status == 0, "\(result.stderr)")
-      return result.stdout.split(separator: "\n").map { String($0.split(separator: "\t").first ?? "") }
-    }
-    let first = try offered("oprun ")
-    for subcommand in ["check", "graph", "report", "ctl", "log", "jobs/"] {
-      #expect(first.contains(subcommand), "oprun <TAB> offers \(subcommand): \(first)")
-    }
-    let options = try offered("oprun jobs/demo.yaml --")
-    for option in ["--max-concurrent", "--keep-going", "--output", "--events", "--dry-run"] {
-      #expect(options.contains(option), "offers \(option): \(options)")
-    }
-    #expect(try offered("oprun jobs/demo.yaml --output ").sorted() == ["grouped", "prefixed", "raw"])
-    #expect(try offered("oprun ctl ").contains("watch"))
-  }
-
   // MARK: - Helpers
 
   private func make(_ arguments: [String]) throws -> Finished {
@@ -150,18 +96,6 @@ import Testing
       "man", package: "man-db",
       ["--warnings", "-E", "UTF-8", "-l", packageRoot.appendingPathComponent("man/oprun.1").path],
       environment: ["MANWIDTH": "100", "MANPAGER": "cat", "PAGER": "cat"])
-  }
-
-  /// The completion script for `shell` that the binary writes, in a file of its own (in
-  /// `folder`, which keeps it as long as the test holds the folder).
-  private func completionScript(_ shell: String, in folder: Scratch) throws -> String {
-    try folder.write("oprun." + shell, completionScriptText(shell))
-  }
-
-  private func completionScriptText(_ shell: String) throws -> String {
-    let result = try runOprun(["--generate-completion-script", shell], in: Scratch())
-    try #require(result.status == 0, "\(result.stderr)")
-    return result.stdout
   }
 }
 

@@ -22,7 +22,7 @@ struct GraphBuilder {
     let known = [manifest.name] + manifest.queues.prefix(Self.queuesListed).map(\.name)
     queueListing =
       manifest.queues.count < Self.queuesListed
-      ? "; the queues are \(ManifestDecoder.listing(known, quoted: true, conjunction: "and"))" : ""
+      ? "; the queues are \(Listing.words(known, quoted: true, conjunction: "and"))" : ""
   }
 
   mutating func build() -> (queues: [QueueNode], jobs: [JobNode]) {

@@ -6,19 +6,26 @@ public struct TargetError: Error, Sendable, Equatable, CustomStringConvertible {
   public var suggestion: String?
   /// For a bracketed name of a matrix job: the instances it has (`its instances are …`).
   public var instances: String?
+  /// When no name is close: the jobs there are (`the jobs are a, b and 30 more`).
+  public var jobListing: String?
 
-  public init(name: String, suggestion: String?, instances: String? = nil) {
+  public init(name: String, suggestion: String?, instances: String? = nil, jobListing: String? = nil) {
     self.name = name
     self.suggestion = suggestion
     self.instances = instances
+    self.jobListing = jobListing
   }
 
-  public var description: String {
+  /// What is wrong with the name, without the listing of the jobs there are (which a message
+  /// about several names gives once).
+  public var problem: String {
     if let instances, let template = MatrixExpansion.templateName(of: name) {
       return "unknown job '\(name)': job '\(template)' has no such instance; \(instances)"
     }
     return "unknown job '\(name)'" + (suggestion.map(Suggestion.didYouMean) ?? "")
   }
+
+  public var description: String { problem + (jobListing.map { "; " + $0 } ?? "") }
 }
 
 extension JobGraph {

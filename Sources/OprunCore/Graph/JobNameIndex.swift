@@ -24,13 +24,34 @@ public struct JobNameIndex: Sendable {
   }
 
   /// Why `name` names no job, as a user can act on it: the closest name, or, for a
-  /// bracketed name of a matrix job, the instances it has.
+  /// bracketed name of a matrix job, the instances it has, or else the jobs there are.
   public func unknownName(_ name: String) -> TargetError {
     if let template = MatrixExpansion.templateName(of: name), let ids = instances[template] {
       return TargetError(
         name: name, suggestion: nil, instances: MatrixExpansion.listing(instances: ids.map { names[$0] }))
     }
     let candidates = names + instances.keys
-    return TargetError(name: name, suggestion: Suggestion.closest(to: name, among: candidates))
+    guard let suggestion = Suggestion.closest(to: name, among: candidates) else {
+      let listing = Listing.bounded(givenNames(instances: false), limit: Self.jobsListed)
+      return TargetError(name: name, suggestion: nil, jobListing: "the jobs are " + listing)
+    }
+    return TargetError(name: name, suggestion: suggestion)
+  }
+
+  /// How many names an unknown name's message lists before `and N more`.
+  static let jobsListed = 20
+
+  /// The names a user can give, in manifest order: each job's own name, and a matrix job's
+  /// plain name just before its first instance (with `instances` false, in their place).
+  public func givenNames(instances withInstances: Bool) -> [String] {
+    var given: [String] = []
+    for name in names {
+      if let template = MatrixExpansion.templateName(of: name), let ids = instances[template] {
+        if names[ids[0]] == name { given.append(template) }
+        if !withInstances { continue }
+      }
+      given.append(name)
+    }
+    return given
   }
 }

@@ -32,16 +32,13 @@ public enum LogCommandLine {
   /// `.yml`; otherwise it is a RUN-ID.
   static func request(for arguments: [String]) -> Request {
     switch arguments.count {
-    case 0: return .runs(manifest: defaultManifest)
+    case 0: return .runs(manifest: ManifestFile.defaultPath)
     case 1:
       let argument = arguments[0]
-      let isManifest = argument.hasSuffix(".yaml") || argument.hasSuffix(".yml") || isFile(argument)
-      return isManifest ? .runs(manifest: argument) : .run(id: argument, manifest: nil)
+      return ManifestFile.canBe(argument) ? .runs(manifest: argument) : .run(id: argument, manifest: nil)
     default: return .run(id: arguments[1], manifest: arguments[0])
     }
   }
-
-  static let defaultManifest = "jobs.yaml"
 
   private static func listRuns(of manifest: String, json: Bool) -> Int32 {
     let folder = JournalFolder(manifestPath: manifest)
@@ -82,7 +79,7 @@ public enum LogCommandLine {
   /// The jobs of run `id`, from its journal beside `manifest`; or, when none is named, beside
   /// `./jobs.yaml`, else where the index of this user's runs says it is (``RunSearch``).
   private static func showRun(_ id: String, manifest: String?, json: Bool) -> Int32 {
-    switch RunSearch.journal(ofRun: id, manifest: manifest, defaultManifest: defaultManifest) {
+    switch RunSearch.journal(ofRun: id, manifest: manifest, defaultManifest: ManifestFile.defaultPath) {
     case .journal(let file):
       return show(file, json: json)
     case .refused(let problem), .unreadable(let problem):
@@ -125,11 +122,6 @@ public enum LogCommandLine {
       return "no manifest '\(manifest)': \(errorMessage(errno))"
     }
     return status.st_mode & S_IFMT == S_IFDIR ? "no manifest '\(manifest)': it is a directory" : nil
-  }
-
-  private static func isFile(_ path: String) -> Bool {
-    var status = stat()
-    return stat(path, &status) == 0 && status.st_mode & S_IFMT != S_IFDIR
   }
 
   private static func warn(_ message: String) {

@@ -17,14 +17,17 @@ public enum GraphCommandLine {
   /// An events file larger than this is refused rather than read into memory.
   static let maximumEventsSize = 1 << 30
 
-  public static func execute(manifest: String, targets: [String], format: GraphFormat, eventsPath: String?) -> Int32 {
+  /// Draws the manifest and jobs `words` name (`[MANIFEST] [JOB...]`, read as a run reads them).
+  public static func execute(words: [String], format: GraphFormat, eventsPath: String?) -> Int32 {
+    let arguments = ManifestArguments(words)
+    if let warning = arguments.ambiguity { warn(warning) }
     let whole: JobGraph
-    switch RunCommandLine.loadGraph(RunConfiguration(manifestPath: manifest)) {
+    switch RunCommandLine.loadGraph(RunConfiguration(manifestPath: arguments.manifestPath)) {
     case .success(let loaded): whole = loaded
     case .failure(let message): return fail(message)
     }
     let graph: JobGraph
-    switch RunCommandLine.selecting(targets, in: whole) {
+    switch RunCommandLine.selecting(arguments.targets, in: whole) {
     case .success(let selected): graph = selected
     case .failure(let message): return fail(message)
     }

@@ -6,6 +6,7 @@ public enum RunCommandLine {
   /// Runs `configuration` to the end and returns oprun's exit status; a run ended by a
   /// signal ends oprun by that signal instead, once everything is reported.
   public static func execute(_ configuration: RunConfiguration) -> Int32 {
+    if let warning = configuration.argumentWarning { writeAll(2, "oprun: warning: \(warning)\n") }
     let prepared: PreparedRun
     switch RunPlan.prepare(configuration) {
     case .success(let run): prepared = run

@@ -38,9 +38,19 @@ public struct RunConfiguration: Sendable {
   public var slurm = SlurmOptions()
   /// oprun's arguments as given, for the journal's header.
   public var arguments: [String] = []
+  /// What reading the command line's words found to warn of before anything is read (`ManifestArguments`).
+  public var argumentWarning: String?
 
   public init(manifestPath: String) {
     self.manifestPath = manifestPath
+  }
+
+  /// A run of the manifest and jobs `words` name, every other setting at its default.
+  public init(words: [String]) {
+    let arguments = ManifestArguments(words)
+    self.init(manifestPath: arguments.manifestPath)
+    targets = arguments.targets
+    argumentWarning = arguments.ambiguity
   }
 }
 

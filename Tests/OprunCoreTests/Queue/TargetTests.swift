@@ -41,11 +41,14 @@ import Testing
     #expect(error.description == "unknown job 'biuld' (did you mean 'build'?)")
   }
 
-  @Test func unknownNameFarFromEveryJobHasNoSuggestion() {
-    #expect(throws: TargetError(name: "kubernetes", suggestion: nil)) {
+  @Test func unknownNameFarFromEveryJobListsTheJobsInstead() {
+    let listing = "the jobs are fetch, lint, build, test, docs and release"
+    #expect(throws: TargetError(name: "kubernetes", suggestion: nil, jobListing: listing)) {
       try graph.restricted(to: ["kubernetes"])
     }
-    #expect(TargetError(name: "x", suggestion: nil).description == "unknown job 'x'")
+    let error = TargetError(name: "x", suggestion: nil, jobListing: "the jobs are a and b")
+    #expect(error.problem == "unknown job 'x'")
+    #expect(error.description == "unknown job 'x'; the jobs are a and b")
   }
 
   @Test func restrictedGraphRunsOnlyTheSelection() throws {

@@ -65,7 +65,7 @@ import Testing
   @Test(arguments: [
     (["cancel", "biuld"], "unknown job 'biuld' (did you mean 'build'?)"),
     (["cancel", "test", "biuld"], "unknown job 'biuld' (did you mean 'build'?)"),
-    (["cancel", "xyz", "zzz"], "unknown job 'xyz'; unknown job 'zzz'"),
+    (["cancel", "xyz", "zzz"], "unknown job 'xyz'; unknown job 'zzz'; the jobs are build, test and fetch"),
     (
       ["cancel-all", "main", "nett"],
       "unknown queue 'main'; queues: jobs, net; unknown queue 'nett' (did you mean 'net'?)"

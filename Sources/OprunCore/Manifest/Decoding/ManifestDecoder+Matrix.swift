@@ -123,7 +123,7 @@ extension ManifestDecoder {
         guard axisNames.contains(axis) else {
           let hint =
             Suggestion.closest(to: axis, among: axisNames).map(Suggestion.didYouMean)
-            ?? "; the axes are \(Self.listing(axisNames, quoted: true, conjunction: "and"))"
+            ?? "; the axes are \(Listing.words(axisNames, quoted: true, conjunction: "and"))"
           report(keyNode, "unknown axis '\(DisplayText.escaped(axis))' in an '\(kind)' entry of job '\(job)'\(hint)")
           continue
         }
@@ -141,7 +141,7 @@ extension ManifestDecoder {
           report(
             item,
             "this 'include' entry of job '\(job)' gives no value for "
-              + "\(missing.count == 1 ? "axis" : "axes") \(Self.listing(missing, quoted: true, conjunction: "and")); "
+              + "\(missing.count == 1 ? "axis" : "axes") \(Listing.words(missing, quoted: true, conjunction: "and")); "
               + "an 'include' entry gives every axis a value")
         }
       }

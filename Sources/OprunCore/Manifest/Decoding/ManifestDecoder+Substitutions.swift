@@ -60,7 +60,7 @@ extension ManifestDecoder {
       let name = String(substitution.value)
       let hint =
         Suggestion.closest(to: name, among: axes).map(Suggestion.didYouMean)
-        ?? "; the axes are \(Self.listing(axes, quoted: true, conjunction: "and"))"
+        ?? "; the axes are \(Listing.words(axes, quoted: true, conjunction: "and"))"
       report(Diagnostic(at: substitution.location, "unknown matrix axis '\(name)' in job '\(job.name)'\(hint)"))
     }
   }

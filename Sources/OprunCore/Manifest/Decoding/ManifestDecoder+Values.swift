@@ -85,7 +85,7 @@ extension ManifestDecoder {
     if let match = values.first(where: { $0.word == text }) { return match.value }
     let words = values.map(\.word)
     let suggestion = Suggestion.closest(to: text, among: words).map(Suggestion.didYouMean) ?? ""
-    report(node, "unknown \(kind) '\(text)'\(suggestion); expected \(Self.listing(words))\(alternatives)")
+    report(node, "unknown \(kind) '\(text)'\(suggestion); expected \(Listing.words(words))\(alternatives)")
     return nil
   }
 
@@ -107,7 +107,7 @@ extension ManifestDecoder {
   }
 
   private static var priorityChoices: String {
-    listing(Priority.allCases.map(\.word)) + priorityNumbers
+    Listing.words(Priority.allCases.map(\.word)) + priorityNumbers
   }
 
   mutating func qualityOfService(_ node: Int32) -> QualityOfService? {

@@ -79,7 +79,7 @@ struct ManifestDecoder {
       let hint =
         word.hasPrefix("x-")
         ? " (keys starting with 'x-' are ignored only at the top level of the manifest)"
-        : suggestion.map(Suggestion.didYouMean) ?? " (expected \(Self.listing(words, quoted: true)))"
+        : suggestion.map(Suggestion.didYouMean) ?? " (expected \(Listing.words(words, quoted: true)))"
       report(keyNode, "unknown key '\(word)'\(context())\(hint)")
       return nil
     }
@@ -113,12 +113,5 @@ struct ManifestDecoder {
   /// `a thing` or `an other thing`: the article of every noun a manifest's messages use.
   static func withArticle(_ noun: String) -> String {
     (noun.first.map { "aeiouAEIOU".contains($0) } ?? false ? "an " : "a ") + noun
-  }
-
-  /// `a, b, c or d` (or `and`).
-  static func listing(_ words: [String], quoted: Bool = false, conjunction: String = "or") -> String {
-    let shown = quoted ? words.map { "'\($0)'" } : words
-    guard shown.count > 1 else { return shown.first ?? "" }
-    return shown.dropLast().joined(separator: ", ") + " \(conjunction) " + shown.last!
   }
 }

@@ -191,12 +191,7 @@ enum MatrixExpansion {
 
   /// `its instances are 'a' and 'b'`, or the first few and how many more.
   static func listing(instances names: [String]) -> String {
-    let shown = names.prefix(instancesListed).map { "'\($0)'" }
-    let more = names.count > instancesListed ? " and \(names.count - instancesListed) more" : ""
-    if more.isEmpty {
-      return "its instances are \(ManifestDecoder.listing(Array(shown), conjunction: "and"))"
-    }
-    return "its instances are \(shown.joined(separator: ", "))\(more)"
+    "its instances are " + Listing.bounded(names, limit: instancesListed, quoted: true)
   }
 }
 

@@ -26,7 +26,7 @@ extension RunDriver {
     default:
       let hint =
         Suggestion.closest(to: request.command, among: Self.controlCommands).map(Suggestion.didYouMean)
-        ?? "; expected " + Self.listing(Self.controlCommands)
+        ?? "; expected " + Listing.words(Self.controlCommands)
       return .failure(ControlRefusal("unknown command '\(request.command)'" + hint))
     }
   }
@@ -43,9 +43,13 @@ extension RunDriver {
     var problems: [String] = []
     var chosen: [JobID] = []
     var seen = Set<JobID>()
+    // Said once, after every name, however many names are unknown.
+    var jobListing: String?
     for name in names {
       guard let named = jobNames.jobs(named: name) else {
-        problems.append(jobNames.unknownName(name).description)
+        let unknown = jobNames.unknownName(name)
+        problems.append(unknown.problem)
+        jobListing = jobListing ?? unknown.jobListing
         continue
       }
       let unseen = named.filter { seen.insert($0).inserted }
@@ -55,6 +59,7 @@ extension RunDriver {
       }
       chosen += passing
     }
+    if let jobListing { problems.append(jobListing) }
     return problems.isEmpty ? .success(chosen) : .failure(ControlRefusal(problems.joined(separator: "; ")))
   }
 
@@ -85,7 +90,7 @@ extension RunDriver {
 
   private func priority(_ args: [String]) -> CheckedRequest {
     guard args.count == 2 else { return .failure(ControlRefusal("usage: priority JOB LEVEL")) }
-    let level = Priority(word: args[1]) ?? Int(args[1]).flatMap(Priority.init(rawValue:))
+    let level = Priority(level: args[1])
     var problems: [String] = []
     var waiting: [JobID] = []
     if let named = jobNames.jobs(named: args[0]) {
@@ -101,7 +106,7 @@ extension RunDriver {
     } else {
       problems.append(jobNames.unknownName(args[0]).description)
     }
-    if level == nil { problems.append(unknownPriority(args[1])) }
+    if level == nil { problems.append(Priority.unknownLevel(args[1])) }
     if let level, problems.isEmpty { return .success(.priority(waiting, level)) }
     return .failure(ControlRefusal(problems.joined(separator: "; ")))
   }
@@ -149,25 +154,11 @@ extension RunDriver {
     return "unknown queue '\(name)'" + hint
   }
 
-  /// As the manifest says it: a word, or one of the numbers.
-  private func unknownPriority(_ level: String) -> String {
-    let words = Priority.allCases.map(\.word)
-    let hint = Suggestion.closest(to: level, among: words).map(Suggestion.didYouMean) ?? ""
-    let numbers = Priority.allCases.map { String($0.rawValue) }.joined(separator: ", ")
-    return "unknown priority '\(level)'\(hint); expected \(Self.listing(words)) (or \(numbers))"
-  }
-
   /// Digits only (no sign, no spaces), as `oprun ctl` checks N.
   static func wholeNumber(_ text: String) -> Int? {
     guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
       return nil
     }
     return Int(text)
-  }
-
-  /// `a, b or c`.
-  static func listing(_ words: [String]) -> String {
-    guard words.count > 1 else { return words.first ?? "" }
-    return words.dropLast().joined(separator: ", ") + " or " + words[words.count - 1]
   }
 }
