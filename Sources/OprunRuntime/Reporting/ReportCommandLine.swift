@@ -36,7 +36,7 @@ public enum ReportCommandLine {
     guard run.outputEventCount == 0, let id = run.run,
       run.jobs.contains(where: { $0.outcome == .failed || $0.outcome == .timedOut }),
       case .journal(let file) = RunSearch.journal(
-        ofRun: id, manifest: nil, defaultManifest: LogCommandLine.defaultManifest)
+        ofRun: id, manifest: nil, defaultManifest: ManifestFile.defaultPath)
     else { return nil }
     return try? JournalFolder.read(file: file).get()
   }
