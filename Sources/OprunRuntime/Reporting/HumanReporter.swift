@@ -48,10 +48,10 @@ public final class HumanReporter: RunObserver {
 
   public func observe(_ event: RunEvent) {
     summary.record(event)
-    if case .transition(let transition) = event.kind, transition.from == .executing,
-      graph.jobs[transition.job].interactive
-    {
-      releaseHeldOutput()
+    if case .transition(let transition) = event.kind, graph.jobs[transition.job].interactive {
+      if transition.from == .executing { releaseHeldOutput() }
+      // Its process already runs and may have written its prompt: its own `executing` line waits too.
+      if transition.to == .executing { holdOutput() }
     }
     eraseStatusLine()
     switch event.kind {
@@ -101,17 +101,13 @@ public final class HumanReporter: RunObserver {
     }
     drawStatusLine(at: event.time)
     out.flush()
-    if case .transition(let transition) = event.kind, transition.to == .executing,
-      graph.jobs[transition.job].interactive
-    {
-      holdOutput()
-    }
   }
 
-  /// An interactive job has the terminal: every line after its `executing` one — other
+  /// An interactive job has the terminal: every line from its `executing` one on — other
   /// jobs' and oprun's own, warnings included — waits until it stops executing (as ninja's
   /// console pool), so that none is written over its prompt.
   private func holdOutput() {
+    out.flush()
     err.flush()
     out.hold(in: groupedStorage)
     if err !== out { err.hold(in: groupedStorage) }
