@@ -168,7 +168,10 @@ import Testing
       Set(firstLog.order(of: "executing")) == ["compile[main]", "compile[greet]", "compile[sum]", "link", "test"])
     #expect(first.stdout.contains("test | hello from an incremental build: 6\n"))
     #expect(folder.read("incremental/build/test.log") == "sum of 1, 2, 3 is 6: ok\n")
-    #expect(try run("incremental.yaml", in: folder).1.order(of: "executing").isEmpty)
+    let (again, againLog, _) = try run("incremental.yaml", in: folder)
+    #expect(againLog.order(of: "executing").isEmpty)
+    #expect(again.stdout.hasSuffix("  up to date\n── nothing to do: 5 jobs up to date\n"), "\(again.stdout)")
+    #expect(again.stdout.split(separator: "\n").count == 6, "\(again.stdout)")
 
     let greet = "incremental/src/greet.c"
     let source = try #require(folder.read(greet))

@@ -67,6 +67,17 @@ import Testing
     #expect(folder.read("app") == "alpha\nbeta\n")
   }
 
+  /// As ninja's "no work to do": one line per job, then one line that says nothing ran.
+  @Test func aSecondRunPrintsOneLinePerJobThenNothingToDo() throws {
+    let folder = try Self.builtFolder()
+    let (second, _) = try folder.runJobs()
+    #expect(second.status == 0, "\(second.stderr)")
+    let lines = second.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+    #expect(lines.suffix(2) == ["── nothing to do: 5 jobs up to date", ""], "\(second.stdout)")
+    let jobLines = lines.dropLast(2).map { $0.split(separator: " ").dropFirst().joined(separator: " ") }
+    #expect(jobLines.sorted() == Self.buildJobs.map { "finished \($0) up to date" }.sorted(), "\(second.stdout)")
+  }
+
   // MARK: Inputs
 
   @Test func anEditedInputRunsItsJobAndWhatDependsOnItAndNothingElse() throws {

@@ -104,6 +104,22 @@ import Testing
     #expect(lines == ["  0.002s  finished    build   succeeded (resumed)"])
   }
 
+  @Test func anUpToDateJobIsOneLineAndVerboseAddsTheReadyLineThatSaysSo() {
+    let events = upToDate(0, at: 0.002) + lifecycle(1, start: 0.003, end: 0.5, pid: 7)
+    #expect(
+      report(events).out == [
+        "  0.002s  finished    build   up to date",
+        "  0.003s  ready       test",
+        "  0.003s  executing   test    pid 7",
+        "  0.500s  finished    test    succeeded in 0.50s",
+      ])
+    #expect(
+      report(upToDate(0, at: 0.002), options: HumanOptions(verbosity: .verbose)).out == [
+        "  0.002s  ready       build   up to date",
+        "  0.002s  finished    build   up to date",
+      ])
+  }
+
   @Test func queueLimitPriorityAndCompletionEventsHaveTheirOwnLines() {
     let lines = report([
       RunEvent(time: 1, .queueState(queue: 0, state: .suspended)),

@@ -94,6 +94,28 @@ import Testing
     #expect(out.lines == ["── summary: 6 jobs · 1 succeeded · 1.25s wall · exit 0"])
   }
 
+  /// As ninja's "no work to do": a run in which every job was up to date ends with one line
+  /// that says so, in place of the counts, whatever the verbosity; one job that ran brings
+  /// the counts back.
+  @Test(arguments: HumanOptions.Verbosity.allCases)
+  func aRunOfOnlyUpToDateJobsEndsWithNothingToDo(verbosity: HumanOptions.Verbosity) {
+    let graph = makeGraph(jobs: ["compile", "link"])
+    func lastLine(_ events: [RunEvent]) -> String? {
+      let out = CapturedOutput()
+      let options = HumanOptions(verbosity: verbosity)
+      HumanReporter(graph: graph, options: options, out: out.sink, err: CapturedOutput().sink).observe(events)
+      #expect(out.lines.filter { $0.hasPrefix("──") }.count == 1, "\(out.lines)")
+      return out.lines.last
+    }
+    let noOp = upToDate(0, at: 0.001) + upToDate(1, at: 0.002) + [runFinished(exitCode: 0, at: 0.01)]
+    #expect(lastLine(noOp) == "── nothing to do: 2 jobs up to date")
+    let oneRan =
+      upToDate(0, at: 0.001) + lifecycle(1, start: 0.002, end: 0.5, pid: 7) + [
+        runFinished(exitCode: 0, at: 0.5)
+      ]
+    #expect(lastLine(oneRan) == "── summary: 2 jobs · 2 succeeded (1 up to date) · 0.50s wall · exit 0")
+  }
+
   /// SPEC §8: the summary tells the jobs `oprun ctl` cancelled from the others.
   @Test func cancelledJobsSayHowManyWereCancelledByControl() {
     var events = lifecycle(0, start: 0, end: 1, pid: 1)

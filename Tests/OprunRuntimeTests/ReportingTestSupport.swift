@@ -79,6 +79,16 @@ func lifecycle(
   ]
 }
 
+/// The events of one job that its inputs and outputs showed up to date: decided when it
+/// became ready, finished at once without running.
+func upToDate(_ job: JobID, at time: Double) -> [RunEvent] {
+  var ready = Transition(job: job, queue: 0, from: .pending, to: .ready)
+  ready.decision = .upToDate
+  var finished = Transition(job: job, queue: 0, from: .ready, to: .finished, outcome: .succeeded, duration: 0)
+  finished.upToDate = true
+  return [RunEvent(time: time, .transition(ready)), RunEvent(time: time, .transition(finished))]
+}
+
 func runFinished(exitCode: Int32, counts: [Outcome: Int] = [:], at time: Double) -> RunEvent {
   RunEvent(time: time, .runFinished(exitCode: exitCode, counts: counts))
 }

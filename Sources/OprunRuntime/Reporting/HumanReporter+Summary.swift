@@ -1,8 +1,9 @@
 import OprunCore
 
 /// The summary printed when the run finishes: each failure with its last lines of output,
-/// the slowest jobs, then one line of counts, wall time and exit status, which ends the
-/// human output so that it is what a terminal shows last.
+/// the slowest jobs, then one line of counts, wall time and exit status (or, when every job
+/// was up to date, one line that says there was nothing to do), which ends the human output
+/// so that it is what a terminal shows last.
 extension HumanReporter {
   static let slowestShown = 5
 
@@ -18,7 +19,15 @@ extension HumanReporter {
       for consequence in consequences[failure.job] ?? [] { showConsequence(consequence, of: failure) }
     }
     if options.verbosity >= .normal { showSlowest() }
-    out.write(countsLine() + "\n")
+    out.write((nothingToDoLine() ?? countsLine()) + "\n")
+  }
+
+  /// `── nothing to do: 5 jobs up to date`, in place of the counts when no job of the run had
+  /// to run (as ninja says "no work to do"); nil otherwise.
+  func nothingToDoLine() -> String? {
+    guard summary.jobCount > 0, summary.upToDateCount == summary.jobCount else { return nil }
+    let jobs = style.paint(counted(summary.jobCount, "job") + " up to date", TerminalStyle.colour(of: .succeeded))
+    return style.paint("── nothing to do: ", .bold) + jobs
   }
 
   private func showFailure(_ result: RunSummary.JobResult) {

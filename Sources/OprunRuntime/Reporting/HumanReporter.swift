@@ -132,8 +132,12 @@ public final class HumanReporter: RunObserver {
       }
       showLine(at: time, "ready", name, "retrying: attempt \(transition.attempt - 1) ended with \(ending)")
     case .ready:
-      // Under --resume, each job says what was decided for it.
-      showLine(at: time, "ready", name, transition.decision.map { PlanText.resumeReason($0, in: graph) } ?? "")
+      // Under --resume, each job says what was decided for it. An up-to-date job finishes at
+      // once, and its `finished` line says so: one line is enough unless every one is asked for.
+      let decision = transition.decision
+      showLine(
+        at: time, "ready", name, decision.map { PlanText.resumeReason($0, in: graph) } ?? "",
+        from: decision == .upToDate ? .verbose : .normal)
     case .executing:
       // Quiet runs of many jobs format no line they would not print.
       guard options.verbosity >= .normal else { return }

@@ -38,11 +38,11 @@ extension ManifestDecoder {
       reportWrongType(node, expected: "a mapping of job keys for job '\(name)'", hint: hint)
       return job
     }
-    var seen: UInt64 = 0
+    var seen = KeysRead<JobKey>()
     var substitutions: [Located<Substring>] = []
     for (keyNode, value) in tree.entries(of: node) {
       guard let key: JobKey = schemaKey(keyNode, of: node, seen: &seen, context: " in job '\(name)'") else { continue }
-      if key == .command || key == .commands, seen & Self.commandKeys == Self.commandKeys {
+      if key == .command || key == .commands, seen.contains(.command), seen.contains(.commands) {
         report(keyNode, "job '\(name)' has both 'command' and 'commands'; write one of them")
         continue
       }
@@ -54,13 +54,11 @@ extension ManifestDecoder {
       if !scalarsWithSubstitutions.isEmpty { collectSubstitutions(in: value, of: key, into: &substitutions) }
     }
     checkSubstitutions(substitutions, of: job)
-    if seen & Self.commandKeys == 0 {
+    if !seen.containsOrMeant(.command), !seen.containsOrMeant(.commands) {
       report(Diagnostic(at: location, "job '\(name)' has no 'command' or 'commands'"))
     }
     return job
   }
-
-  private static let commandKeys: UInt64 = 1 << UInt64(JobKey.command.ordinal) | 1 << UInt64(JobKey.commands.ordinal)
 
   private mutating func decode(_ key: JobKey, _ value: Int32, into job: inout JobSpec) {
     if key == .command || key == .commands {
@@ -74,7 +72,7 @@ extension ManifestDecoder {
     case .priority: job.priority = priority(value)
     case .qos: job.qos = qualityOfService(value)
     case .queue: job.queue = name(value, of: "queue").map { Located($0, at: location(value)) }
-    case .completion: job.completion = command(value)
+    case .completion: job.completion = command(value, under: .completion)
     case .runIf:
       job.runIf =
         word(value, kind: "run-if condition", among: RunCondition.allCases.map { ($0.rawValue, $0) }) ?? .success
@@ -97,7 +95,7 @@ extension ManifestDecoder {
 
   private mutating func decodeCommands(_ key: JobKey, _ value: Int32, into job: inout JobSpec) {
     if key == .command {
-      job.commands = command(value).map { [$0] } ?? []
+      job.commands = command(value, under: .command).map { [$0] } ?? []
       return
     }
     guard tree[value].kind == .sequence else {
@@ -112,7 +110,7 @@ extension ManifestDecoder {
     }
     let items = tree.children(of: value)
     if items.isEmpty { report(value, "empty command list for job '\(job.name)'") }
-    job.commands = items.compactMap { command($0) }
+    job.commands = items.compactMap { command($0, under: .commands) }
   }
 
   /// A list of path patterns (SPEC §10), each checked where it is written.
@@ -142,10 +140,11 @@ extension ManifestDecoder {
   }
 
   /// One shell command: any scalar whose text is not blank (null is not a command), short
-  /// enough to be one argument of `/bin/sh -c`.
-  private mutating func command(_ node: Int32) -> String? {
+  /// enough to be one argument of `/bin/sh -c`. `key` is where it is written: `command`,
+  /// `completion`, or an item of `commands`.
+  private mutating func command(_ node: Int32, under key: JobKey) -> String? {
     guard tree[node].kind == .scalar, !tree[node].isNull || tree[node].text.isEmpty else {
-      reportWrongType(node, expected: "a command")
+      reportWrongType(node, expected: "a command", hint: notACommandHint(node, under: key))
       return nil
     }
     let text = tree[node].text
@@ -158,5 +157,35 @@ extension ManifestDecoder {
       return nil
     }
     return text
+  }
+
+  /// What a command written as a list or as a mapping was likely meant to be: several
+  /// commands in one string, or one string with a `: ` that YAML read as a mapping.
+  private func notACommandHint(_ node: Int32, under key: JobKey) -> String {
+    switch tree[node].kind {
+    case .sequence:
+      let items = tree.children(of: node)
+      let texts = items.compactMap { tree[$0].kind == .scalar && !tree[$0].isNull ? tree[$0].text : nil }
+      let isText = !items.isEmpty && texts.count == items.count
+      if items.count <= 1 {
+        let written = key == .commands ? "- " : key.word + ": "
+        return "; a command is one string" + (isText ? " (\(written)\(texts[0]))" : "")
+      }
+      let example = isText ? " (\"\(texts.joined(separator: " && "))\")" : ""
+      let several = key == .command ? " or use commands: [...] to run them at the same time" : ""
+      return "; a command is one string: join them with &&\(example)\(several)"
+    case .mapping:
+      // `- echo note: done` is a mapping of `echo note` to `done`.
+      let entries = Array(tree.entries(of: node))
+      guard entries.count == 1, let (keyNode, value) = entries.first, tree[keyNode].kind == .scalar,
+        tree[keyNode].isPlain, tree[value].kind == .scalar, tree[value].isPlain || tree[value].isNull,
+        tree[value].isNull || tree[value].line == tree[keyNode].line
+      else { return "" }
+      let text = tree[keyNode].text + ":" + (tree[value].text.isEmpty ? "" : " " + tree[value].text)
+      let written = (key == .commands ? "- " : key.word + ": ") + YAMLSyntaxHint.quoted(text)
+      return "; quote the command: \(written)"
+    case .scalar:
+      return ""
+    }
   }
 }

@@ -12,14 +12,14 @@ extension ManifestDecoder {
       return nil
     }
     var manifest = Manifest(path: path, name: Self.stem(of: path))
-    var seen: UInt64 = 0
+    var seen = KeysRead<TopLevelKey>()
     for (keyNode, value) in tree.entries(of: root) {
       if Self.isExtensionKey(keyNode, in: tree) { continue }
       guard let key: TopLevelKey = schemaKey(keyNode, of: root, seen: &seen, context: "") else { continue }
       guard !tree[value].isNull else { continue }
       decode(key, value, into: &manifest)
     }
-    if seen & (1 << UInt64(TopLevelKey.jobs.ordinal)) == 0 {
+    if !seen.containsOrMeant(.jobs) {
       report(root, "the manifest has no 'jobs'")
     }
     reportMisplacedSubstitutions()
@@ -62,7 +62,7 @@ extension ManifestDecoder {
       return JobDefaults()
     }
     var defaults = JobDefaults()
-    var seen: UInt64 = 0
+    var seen = KeysRead<DefaultsKey>()
     for (keyNode, value) in tree.entries(of: node) {
       guard let key: DefaultsKey = schemaKey(keyNode, of: node, seen: &seen, context: " in 'defaults'") else {
         continue
@@ -108,7 +108,7 @@ extension ManifestDecoder {
       reportWrongType(node, expected: "a mapping with 'max-concurrent' and 'qos' for queue '\(queue.name)'")
       return
     }
-    var seen: UInt64 = 0
+    var seen = KeysRead<QueueKey>()
     for (keyNode, value) in tree.entries(of: node) {
       let context = " in queue '\(queue.name)'"
       guard let key: QueueKey = schemaKey(keyNode, of: node, seen: &seen, context: context) else { continue }
@@ -126,7 +126,7 @@ extension ManifestDecoder {
       return nil
     }
     var section = SlurmSection()
-    var seen: UInt64 = 0
+    var seen = KeysRead<SlurmKey>()
     for (keyNode, value) in tree.entries(of: node) {
       guard let key: SlurmKey = schemaKey(keyNode, of: node, seen: &seen, context: " in 'slurm'") else { continue }
       guard !tree[value].isNull else { continue }

@@ -68,9 +68,10 @@ struct ManifestDecoder {
   }
 
   /// The schema key a mapping key names, or nil after reporting why it is not one: not a
-  /// scalar, unknown (with a suggestion), or written twice (reported at the second).
+  /// scalar, unknown (with a suggestion, which `seen` records as meant), or written twice
+  /// (reported at the second).
   mutating func schemaKey<Key: ManifestKey>(
-    _ keyNode: Int32, of mapping: Int32, seen: inout UInt64, context: @autoclosure () -> String
+    _ keyNode: Int32, of mapping: Int32, seen: inout KeysRead<Key>, context: @autoclosure () -> String
   ) -> Key? {
     guard let word = keyName(keyNode) else { return nil }
     guard let key = Key.byWord[word] else {
@@ -81,15 +82,14 @@ struct ManifestDecoder {
         ? " (keys starting with 'x-' are ignored only at the top level of the manifest)"
         : suggestion.map(Suggestion.didYouMean) ?? " (expected \(Listing.words(words, quoted: true)))"
       report(keyNode, "unknown key '\(word)'\(context())\(hint)")
+      if let meant = suggestion.flatMap({ Key.byWord[$0] }) { seen.insertMeant(meant) }
       return nil
     }
-    let bit: UInt64 = 1 << UInt64(key.ordinal)
-    guard seen & bit == 0 else {
+    guard seen.insert(key) else {
       let first = tree.entries(of: mapping).first { tree[$0.key].kind == .scalar && tree[$0.key].text == word }?.key
       reportDuplicateKey(keyNode, word: word, firstWrittenAt: first, context: context())
       return nil
     }
-    seen |= bit
     return key
   }
 

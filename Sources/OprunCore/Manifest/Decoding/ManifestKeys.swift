@@ -16,6 +16,30 @@ extension ManifestKey where Self: RawRepresentable, RawValue == Int {
   }
 }
 
+/// The keys of one mapping read so far, each of them once, and those an unknown key was
+/// answered with ("did you mean 'command'?"): a key that a misspelling of it stands for is
+/// not reported missing as well, since that would be the same mistake twice.
+struct KeysRead<Key: ManifestKey> {
+  private var written: UInt64 = 0
+  private var meant: UInt64 = 0
+
+  func contains(_ key: Key) -> Bool { written & Self.bit(key) != 0 }
+
+  /// Written, or meant by an unknown key.
+  func containsOrMeant(_ key: Key) -> Bool { (written | meant) & Self.bit(key) != 0 }
+
+  /// Records `key` as written; false if it was written before.
+  mutating func insert(_ key: Key) -> Bool {
+    defer { written |= Self.bit(key) }
+    return !contains(key)
+  }
+
+  /// Records that an unknown key was taken for `key`.
+  mutating func insertMeant(_ key: Key) { meant |= Self.bit(key) }
+
+  private static func bit(_ key: Key) -> UInt64 { 1 << UInt64(key.ordinal) }
+}
+
 /// The keys of the manifest's top-level mapping.
 enum TopLevelKey: Int, ManifestKey {
   case name, maxConcurrent, onFailure, env, cwd, defaults, queues, jobs, slurm

@@ -35,6 +35,8 @@ struct YAMLTreeBuilder {
     var node: Int32
     var pendingStart: Int
     var isAnchored: Bool
+    /// Written by indentation, not in brackets or braces.
+    var isBlock: Bool
     var weight: Weight
   }
 
@@ -50,6 +52,8 @@ struct YAMLTreeBuilder {
   private var anchoredWeights: [Int32: Weight] = [:]
   private var expandedByAliases = Weight(nodes: 0, bytes: 0)
   private var documents = 0
+  /// The block container that ended last: where a misaligned line may have meant to be.
+  private var lastClosedBlock: Int32?
 
   private init(source: SourceText) {
     self.source = source
@@ -79,7 +83,7 @@ struct YAMLTreeBuilder {
     var event = yaml_event_t()
     while true {
       guard yaml_parser_parse(&parser, &event) == 1 else {
-        return .failure(YAMLSyntaxError.diagnostic(for: parser, in: source))
+        return .failure(YAMLSyntaxError.diagnostic(for: parser, in: source, readSoFar: readSoFar()))
       }
       defer { yaml_event_delete(&event) }
       let problem: Diagnostic?
@@ -89,10 +93,12 @@ struct YAMLTreeBuilder {
       case YAML_SCALAR_EVENT: problem = addScalar(event)
       case YAML_SEQUENCE_START_EVENT:
         let start = event.data.sequence_start
-        problem = openContainer(.sequence, event, anchor: start.anchor, tag: start.tag)
+        problem = openContainer(
+          .sequence, event, anchor: start.anchor, tag: start.tag, isBlock: start.style != YAML_FLOW_SEQUENCE_STYLE)
       case YAML_MAPPING_START_EVENT:
         let start = event.data.mapping_start
-        problem = openContainer(.mapping, event, anchor: start.anchor, tag: start.tag)
+        problem = openContainer(
+          .mapping, event, anchor: start.anchor, tag: start.tag, isBlock: start.style != YAML_FLOW_MAPPING_STYLE)
       case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT: problem = closeContainer()
       case YAML_ALIAS_EVENT: problem = addAlias(event)
       default: problem = nil
@@ -149,7 +155,7 @@ struct YAMLTreeBuilder {
 
   private mutating func openContainer(
     _ kind: YAMLNode.Kind, _ event: yaml_event_t, anchor: UnsafeMutablePointer<yaml_char_t>?,
-    tag: UnsafeMutablePointer<yaml_char_t>?
+    tag: UnsafeMutablePointer<yaml_char_t>?, isBlock: Bool
   ) -> Diagnostic? {
     guard open.count < Self.maximumDepth else {
       return Diagnostic(at: location(event), "nesting deeper than \(Self.maximumDepth) levels")
@@ -164,7 +170,9 @@ struct YAMLTreeBuilder {
       tree.problems.append(Diagnostic(at: location(event), "the tag '\(YAMLTag.written(tag))' does not fit \(shape)"))
     }
     let weight = Weight(nodes: 1, bytes: 0)
-    open.append(OpenContainer(node: node, pendingStart: pending.count, isAnchored: anchor != nil, weight: weight))
+    open.append(
+      OpenContainer(
+        node: node, pendingStart: pending.count, isAnchored: anchor != nil, isBlock: isBlock, weight: weight))
     return nil
   }
 
@@ -174,6 +182,7 @@ struct YAMLTreeBuilder {
     storeChildren(of: node, pending[container.pendingStart...])
     pending.removeSubrange(container.pendingStart...)
     if container.isAnchored { anchoredWeights[container.node] = container.weight }
+    if container.isBlock { lastClosedBlock = container.node }
     attach(container.node, weight: container.weight)
     return nil
   }
@@ -230,6 +239,46 @@ struct YAMLTreeBuilder {
       pending.append(node)
       open[open.count - 1].weight += weight
     }
+  }
+
+  /// The innermost open container, the key it is written under, and the block container that
+  /// ended as its last value: what a syntax error's hint lines a misplaced line up with.
+  private func readSoFar() -> YAMLSyntaxError.ReadSoFar {
+    var read = YAMLSyntaxError.ReadSoFar()
+    guard let innermost = open.last else { return read }
+    let written = pending[innermost.pendingStart...]
+    read.innermost = openedSoFar(innermost, written)
+    if let mapping = open.dropLast().lastIndex(where: { tree[$0.node].kind == .mapping }) {
+      let end = mapping + 1 < open.count ? open[mapping + 1].pendingStart : pending.count
+      if let outer = openedSoFar(open[mapping], pending[open[mapping].pendingStart..<end]), outer.awaitsValue {
+        read.enclosingKey = outer.last
+      }
+    }
+    if let last = written.last, last == lastClosedBlock, read.innermost?.awaitsValue == false {
+      read.lastClosed = closedSoFar(last)
+    }
+    return read
+  }
+
+  private func openedSoFar(_ container: OpenContainer, _ written: ArraySlice<Int32>) -> YAMLSyntaxError.Container? {
+    let kind = tree.nodes[Int(container.node)].kind
+    guard let lastEntry = lastEntry(kind, written) else { return nil }
+    let awaitsValue = kind == .mapping && written.count % 2 == 1
+    return YAMLSyntaxError.Container(
+      kind: kind, isBlock: container.isBlock, last: tree[lastEntry], awaitsValue: awaitsValue)
+  }
+
+  private func closedSoFar(_ node: Int32) -> YAMLSyntaxError.Container? {
+    let kind = tree[node].kind
+    guard let lastEntry = lastEntry(kind, tree.children(of: node)) else { return nil }
+    return YAMLSyntaxError.Container(kind: kind, isBlock: true, last: tree[lastEntry], awaitsValue: false)
+  }
+
+  /// A mapping's key written last (merged keys come from earlier lines), a sequence's last item.
+  private func lastEntry(_ kind: YAMLNode.Kind, _ children: ArraySlice<Int32>) -> Int32? {
+    guard kind == .mapping else { return children.last }
+    let keys = stride(from: children.startIndex, to: children.endIndex, by: 2).map { children[$0] }
+    return keys.max { tree[$0].line < tree[$1].line }
   }
 
   private func location(_ event: yaml_event_t) -> SourceLocation {
