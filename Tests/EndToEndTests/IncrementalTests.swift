@@ -192,6 +192,57 @@ import Testing
     #expect(folder.read("dist/copy") == "in\n")
   }
 
+  /// A job that writes more outputs than a journal line lists: its record names their
+  /// listing, kept in `.oprun/outputs/` under its digest. The next run finds the outputs up to
+  /// date without reading it; a deleted output is named from it; and a listing no record
+  /// names any more is removed.
+  @Test func manyOutputsAreKeptInAListingTheRecordNamesByItsDigest() throws {
+    let folder = try Scratch()
+    try folder.manifest(
+      """
+      jobs:
+        unpack:
+          command: >-
+            rm -rf out && mkdir out && cd out &&
+            seq -f "$(cat ../stem.txt)-%06g" 1 $(cat ../count.txt) | xargs touch
+          inputs: [count.txt, stem.txt]
+          outputs: [out/]
+      """)
+    try folder.write("count.txt", "3000\n")
+    try folder.write("stem.txt", String(repeating: "a-long-name-of-an-unpacked-module-file", count: 3) + "\n")
+    let (first, firstLog) = try folder.runJobs()
+    #expect(first.status == 0, "\(first.stderr)")
+    #expect(firstLog.executedJobs == ["unpack"])
+    let firstLine = try #require(try journalLine(of: "unpack", in: folder, run: firstLog))
+    #expect(firstLine["outputs"] == nil, "3,000 outputs are not listed in the line")
+    let digest = try #require(firstLine["outputs_listing"] as? String)
+    #expect(try keptOutputListings(in: folder) == [digest])
+
+    let (second, secondLog) = try folder.runJobs()
+    #expect(second.status == 0)
+    #expect(second.stderr == "", "no warning")
+    #expect(secondLog.executedJobs.isEmpty)
+    #expect(secondLog.why("unpack") == "up-to-date")
+    #expect(try journalLine(of: "unpack", in: folder, run: secondLog)?["outputs_listing"] as? String == digest)
+
+    let stem = try #require(folder.read("stem.txt")).dropLast()
+    try FileManager.default.removeItem(atPath: folder.path("out/\(stem)-001234"))
+    let (_, deleted) = try folder.runJobs()
+    #expect(deleted.executedJobs == ["unpack"])
+    #expect(deleted.why("unpack") == "output-missing")
+    let reason = deleted.reason("unpack") ?? "no reason"
+    #expect(reason == "output out/\(stem)-001234 missing", "\(reason)")
+    #expect(try keptOutputListings(in: folder) == [digest], "the same files again: the same listing")
+
+    try folder.write("count.txt", "3001\n")
+    let (_, more) = try folder.runJobs()
+    #expect(more.executedJobs == ["unpack"])
+    let newDigest = try #require(try journalLine(of: "unpack", in: folder, run: more)?["outputs_listing"] as? String)
+    #expect(newDigest != digest)
+    #expect(try keptOutputListings(in: folder) == [newDigest], "the listing no record names is removed")
+    #expect(try folder.runJobs().1.executedJobs.isEmpty)
+  }
+
   // MARK: Early cutoff and dependencies
 
   @Test func aDependencyThatRunsAgainAndWritesTheSameBytesDoesNotRunItsDependents() throws {
@@ -764,6 +815,22 @@ private func runShell(_ script: String, arguments: [String] = [], in folder: Scr
   try process.run()
   process.waitUntilExit()
   #expect(process.terminationStatus == 0, "sh -c \(script)")
+}
+
+/// The journal line of `job` in the journal of the run `log` recorded, as JSON.
+private func journalLine(of job: String, in folder: Scratch, run log: EventLog) throws -> [String: Any]? {
+  let run = try #require(log.named("run-started").first?["run"] as? String)
+  let text = try #require(folder.read(".oprun/runs/\(run).ndjson"))
+  for line in text.split(separator: "\n") {
+    let value = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+    if value?["type"] as? String == "job", value?["job"] as? String == job { return value }
+  }
+  return nil
+}
+
+/// The names of the listings of outputs kept in `folder`'s `.oprun/outputs/`.
+private func keptOutputListings(in folder: Scratch) throws -> Set<String> {
+  Set(try FileManager.default.contentsOfDirectory(atPath: folder.path(".oprun/outputs")))
 }
 
 extension EventLog {

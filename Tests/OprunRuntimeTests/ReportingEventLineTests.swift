@@ -91,7 +91,7 @@ private struct Random {
       .noJournal, .notInLastRun, .lastOutcome(pick(Outcome.allCases)),
       .changed(Array(FingerprintPart.allCases.prefix(below(3)))),
       .dependencyRuns(job, origin: below(graph.jobs.count)), .dependencyChanged(job), .unreadable, .noRecord,
-      .inputChanged(difference), .inputsChanged, .outputChanged(difference), .outputMissing(text()),
+      .inputChanged(difference), .inputsChanged, .outputChanged(difference), .outputsChanged, .outputMissing(text()),
       .unreadableFile(text(), isInput: chance()), .dependencyRan(job),
       .dependencyResultChanged(job, hasOutputs: chance()),
       .forced,

@@ -104,6 +104,8 @@ public enum RunReason: Equatable, Sendable {
   case inputChangedWhileRunning(String)
   /// One of its outputs was removed, changed or added since it last succeeded.
   case outputChanged(FileDifference)
+  /// Its outputs changed, but the listing that would say which file is gone.
+  case outputsChanged
   /// An output pattern matches nothing.
   case outputMissing(String)
   /// This input (or output) could not be read, so whether it changed cannot be told.
@@ -142,6 +144,7 @@ public enum RunReason: Equatable, Sendable {
     case .inputChangedWhileRunning: "input-changed-while-running"
     case .outputChanged(let difference):
       difference.change == .removed ? "output-missing" : "output-" + difference.change.rawValue
+    case .outputsChanged: "output-changed"
     case .outputMissing: "output-missing"
     case .unreadableFile(_, let isInput): isInput ? "input-unreadable" : "output-unreadable"
     case .dependencyRan: "dependency-ran"
@@ -181,6 +184,8 @@ extension RunDecision {
     case .runs(.outputChanged(let difference)):
       let word = difference.change == .removed ? "missing" : difference.change == .added ? "appeared" : "changed"
       return "output \(difference.path) \(word)" + Self.others(difference.count)
+    case .runs(.outputsChanged):
+      return "its outputs changed"
     case .runs(.outputMissing(let pattern)):
       return "output \(pattern) missing"
     case .runs(.unreadableFile(let path, let isInput)):

@@ -9,11 +9,13 @@ public struct FilePlan: Sendable {
   public var upToDateCount: Int { decisions.count { $0 == .upToDate } }
 
   /// `files(job)` gives a tracked job's inputs and outputs as they are now; `record(job)` its
-  /// newest record; `recordedInputs(digest)` a kept listing; `resumePlan` what `--resume`
+  /// newest record; `recordedInputs(digest)` and `recordedOutputs(digest)` a kept listing of
+  /// inputs or of outputs; `resumePlan` what `--resume`
   /// decided for the others (nil: they run).
   public init(
     graph: JobGraph, fingerprints: [JobFingerprint], force: Bool, resumePlan: ResumePlan?,
     record: (JobID) -> JournalRecord?, recordedInputs: (String) -> FileListing?,
+    recordedOutputs: (String) -> FileListing? = { _ in nil },
     files: (JobID) -> (inputs: FileSnapshot, outputs: FileSnapshot)
   ) {
     var decisions = [RunDecision?](repeating: nil, count: graph.jobs.count)
@@ -31,6 +33,7 @@ public struct FilePlan: Sendable {
       var check = UpToDateCheck(
         job: job, record: found, fingerprint: fingerprints[job], inputs: inputs, outputs: outputs,
         recordedInputs: UpToDateCheck.recordedInputs(of: found, now: inputs, read: recordedInputs),
+        recordedOutputs: UpToDateCheck.recordedOutputs(of: found, now: outputs, read: recordedOutputs),
         dependencyResults: node.dependencies.map { results[$0] })
       // Only asked for when its inputs changed: what the jobs it depends on, directly or not,
       // may write again if they run.
@@ -46,7 +49,15 @@ public struct FilePlan: Sendable {
       let decision = force ? RunDecision.runs(.forced) : check.decision(in: graph)
       decisions[job] = decision
       if decision != .upToDate, !node.outputs.isEmpty {
-        rewritten[job] = Set(outputs.files.map(\.path)).union((found?.files?.outputs ?? []).map(\.path))
+        // Outputs kept apart: their listing is read only when they differ from it (else they are
+        // the recorded ones), and one that is gone names none.
+        let recorded: [FileRecord]
+        switch found?.files?.outputs {
+        case .listed(let files)?: recorded = files
+        case .kept?: recorded = check.recordedOutputs?.records ?? []
+        case nil: recorded = []
+        }
+        rewritten[job] = Set(outputs.files.map(\.path)).union(recorded.map(\.path))
       }
       results[job] =
         decision == .upToDate ? check.resultWhenUpToDate(in: graph) : .willRun(hasOutputs: !node.outputs.isEmpty)

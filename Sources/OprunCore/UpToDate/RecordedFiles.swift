@@ -3,8 +3,8 @@
 public struct RecordedFiles: Sendable, Equatable {
   /// The digest of the listing of every file its inputs matched when it started.
   public var inputs: String
-  /// Each output, as it was when the job finished.
-  public var outputs: [FileRecord]
+  /// Each output, as it was when the job finished: listed in the record, or kept apart.
+  public var outputs: RecordedOutputs
   /// What its dependents record of it: see ``JobResult``.
   public var result: String
   /// Each dependency's result as this job saw it, by the dependency's name.
@@ -14,7 +14,7 @@ public struct RecordedFiles: Sendable, Equatable {
   public var inputChangedWhileRunning: String?
 
   public init(
-    inputs: String, outputs: [FileRecord], result: String, dependencies: [String: String],
+    inputs: String, outputs: RecordedOutputs, result: String, dependencies: [String: String],
     inputChangedWhileRunning: String? = nil
   ) {
     self.inputs = inputs
@@ -27,12 +27,18 @@ public struct RecordedFiles: Sendable, Equatable {
   /// The members of a journal's `job` line that hold it; nil when the line has none.
   init?(line: JSONValue) {
     guard let inputs = line["inputs"]?.stringValue, let result = line["result"]?.stringValue else { return nil }
-    var outputs: [FileRecord] = []
-    for item in line["outputs"]?.arrayValue ?? [] {
-      guard let path = item["path"]?.stringValue, let kind = item["kind"]?.stringValue.flatMap(FileKind.init) else {
-        return nil
+    let outputs: RecordedOutputs
+    if let digest = line["outputs_listing"]?.stringValue {
+      outputs = .kept(digest: digest)
+    } else {
+      var listed: [FileRecord] = []
+      for item in line["outputs"]?.arrayValue ?? [] {
+        guard let path = item["path"]?.stringValue, let kind = item["kind"]?.stringValue.flatMap(FileKind.init) else {
+          return nil
+        }
+        listed.append(FileRecord(path: path, kind: kind, digest: item["sha256"]?.stringValue ?? ""))
       }
-      outputs.append(FileRecord(path: path, kind: kind, digest: item["sha256"]?.stringValue ?? ""))
+      outputs = .listed(listed)
     }
     var dependencies: [String: String] = [:]
     for (name, value) in line["dependency_results"]?.objectValue ?? [] {
@@ -41,6 +47,32 @@ public struct RecordedFiles: Sendable, Equatable {
     self.init(
       inputs: inputs, outputs: outputs, result: result, dependencies: dependencies,
       inputChangedWhileRunning: line["input_changed_while_running"]?.stringValue)
+  }
+}
+
+/// A record's outputs (SPEC §10): few are listed in the journal's line itself; more than
+/// ``listedLimit`` are kept in a listing of their own, in `.oprun/outputs/`, which the line
+/// names by its digest, so that a job that writes 400,000 files still has a line of a few
+/// hundred bytes, read in bounded memory. The digest is that of the outputs' snapshot: when
+/// the outputs now have it, they are the recorded ones, and the listing is not read.
+public enum RecordedOutputs: Sendable, Equatable {
+  /// Each output, in the record (`outputs` in the line; every record before listings were kept).
+  case listed([FileRecord])
+  /// The digest of the outputs' listing, kept under it (`outputs_listing` in the line).
+  case kept(digest: String)
+
+  /// More outputs than this are kept in a listing of their own: a line lists at most this many.
+  public static let listedLimit = 100
+
+  /// How a record holds the outputs `snapshot` found.
+  public init(_ snapshot: FileSnapshot) {
+    self = snapshot.files.count > Self.listedLimit ? .kept(digest: snapshot.digest) : .listed(snapshot.files)
+  }
+
+  /// The digest under which the outputs' listing is kept; nil for outputs listed in the record.
+  public var keptDigest: String? {
+    if case .kept(let digest) = self { return digest }
+    return nil
   }
 }
 
@@ -67,9 +99,12 @@ public struct FinishedFiles: Sendable, Equatable {
   public var recorded: RecordedFiles
   /// The listing behind `recorded.inputs`, kept so that a later run can say which input changed.
   public var inputs: FileListing
+  /// The listing of the outputs, kept under their digest when the record does not list them.
+  public var outputs: FileListing
 
-  public init(recorded: RecordedFiles, inputs: FileListing) {
+  public init(recorded: RecordedFiles, inputs: FileListing, outputs: FileListing) {
     self.recorded = recorded
     self.inputs = inputs
+    self.outputs = outputs
   }
 }

@@ -10,6 +10,9 @@ public struct UpToDateCheck: Sendable {
   public var outputs: FileSnapshot
   /// The listing behind the record's inputs digest, while it is kept; nil when it is gone.
   public var recordedInputs: FileListing?
+  /// The listing behind the record's outputs digest (outputs kept apart, ``RecordedOutputs``),
+  /// when the outputs now differ from it and it is still kept; nil otherwise.
+  public var recordedOutputs: FileListing?
   /// Each dependency's result in this run, in the order the job lists them.
   public var dependencyResults: [JobResult]
   /// Under `--dry-run`: the files that dependencies which would run may write again (their
@@ -19,7 +22,7 @@ public struct UpToDateCheck: Sendable {
 
   public init(
     job: JobID, record: JournalRecord?, fingerprint: JobFingerprint, inputs: FileSnapshot, outputs: FileSnapshot,
-    recordedInputs: FileListing?, dependencyResults: [JobResult]
+    recordedInputs: FileListing?, recordedOutputs: FileListing? = nil, dependencyResults: [JobResult]
   ) {
     self.job = job
     self.record = record
@@ -27,6 +30,7 @@ public struct UpToDateCheck: Sendable {
     self.inputs = inputs
     self.outputs = outputs
     self.recordedInputs = recordedInputs
+    self.recordedOutputs = recordedOutputs
     self.dependencyResults = dependencyResults
   }
 
@@ -38,6 +42,16 @@ public struct UpToDateCheck: Sendable {
   ) -> FileListing? {
     guard let files = record?.files, files.inputs != inputs.digest else { return nil }
     return read(files.inputs)
+  }
+
+  /// The same for the outputs: the listing `record`'s outputs digest names, got from `read`,
+  /// when the record keeps its outputs apart and the outputs `now` differ from them. Outputs
+  /// with the recorded digest are the recorded ones: their listing is not read.
+  public static func recordedOutputs(
+    of record: JournalRecord?, now outputs: FileSnapshot, read: (String) -> FileListing?
+  ) -> FileListing? {
+    guard let digest = record?.files?.outputs.keptDigest, digest != outputs.digest else { return nil }
+    return read(digest)
   }
 
   /// Up to date, or the first reason it runs, in the order SPEC §10 lists them: its record,
@@ -87,8 +101,17 @@ public struct UpToDateCheck: Sendable {
     if let unmatched = outputs.unmatchedPatterns.first {
       return .runs(.outputMissing(node.outputs[unmatched].body))
     }
-    if let difference = FileDifference.between(old: FileListing(files.outputs), new: outputs.listing) {
+    switch files.outputs {
+    case .listed(let recorded):
+      if let difference = FileDifference.between(old: FileListing(recorded), new: outputs.listing) {
+        return .runs(.outputChanged(difference))
+      }
+    case .kept(let digest) where digest != outputs.digest:
+      guard let recordedOutputs, let difference = FileDifference.between(old: recordedOutputs, new: outputs.listing)
+      else { return .runs(.outputsChanged) }
       return .runs(.outputChanged(difference))
+    case .kept:
+      break
     }
     if let unreadable = outputs.firstUnreadable {
       return .runs(.unreadableFile(unreadable.path, isInput: false))
@@ -130,7 +153,7 @@ public struct UpToDateCheck: Sendable {
       dependencies[graph.jobs[dependency].name] = result.recorded
     }
     return RecordedFiles(
-      inputs: inputs.digest, outputs: finalOutputs.files,
+      inputs: inputs.digest, outputs: RecordedOutputs(finalOutputs),
       result: node.outputs.isEmpty ? filesFingerprint : finalOutputs.digest, dependencies: dependencies)
   }
 }

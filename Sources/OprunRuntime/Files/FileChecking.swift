@@ -49,10 +49,12 @@ extension FilePlan {
     graph: JobGraph, fingerprints: [JobFingerprint], force: Bool, resumePlan: ResumePlan?,
     records: [String: JournalRecord], manifestPath: String, hasher: FileHasher
   ) {
-    let listings = InputListings(manifestPath: manifestPath)
+    let inputs = FileListings(.inputs, manifestPath: manifestPath)
+    let outputs = FileListings(.outputs, manifestPath: manifestPath)
     self.init(
       graph: graph, fingerprints: fingerprints, force: force, resumePlan: resumePlan,
-      record: { records[graph.jobs[$0].name] }, recordedInputs: { listings.listing(digest: $0) },
+      record: { records[graph.jobs[$0].name] }, recordedInputs: { inputs.listing(digest: $0) },
+      recordedOutputs: { outputs.listing(digest: $0) },
       files: { job in
         (hasher.snapshot(.inputs(of: graph.jobs[job], in: graph)), hasher.snapshot(.outputs(of: graph.jobs[job], in: graph)))
       })

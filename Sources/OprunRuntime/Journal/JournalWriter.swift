@@ -32,11 +32,19 @@ final class JournalWriter: RunObserver {
   /// Jobs resumed so far, for the closing line.
   private var resumedCount = 0
   static let resumedBatch = 64 << 10
-  /// Where the listings of inputs go.
-  private let listings: InputListings
+  /// Where the listings of inputs and of outputs kept apart go.
+  private let inputListings: FileListings
+  private let outputListings: FileListings
   private var hasWarnedAboutListings = false
-  /// The digest of the inputs each job's record of this run names, by job name.
-  private(set) var recordedInputs: [String: String] = [:]
+  /// The listings each job's record of this run names, by job name.
+  private(set) var recordedListings: [String: RecordedListings] = [:]
+
+  /// The digests of the listings one record names: its inputs', and its outputs' when they
+  /// are kept apart.
+  struct RecordedListings: Equatable {
+    var inputs: String
+    var outputs: String?
+  }
   /// The last lines of each job not finished yet, and of each failure until its line is written.
   private var tails = FailureTails(capacity: Journal.keptOutputLines)
 
@@ -54,7 +62,9 @@ final class JournalWriter: RunObserver {
     self.targets = targets
     self.warn = warn
     executingSince = Array(repeating: -1, count: graph.jobs.count)
-    listings = InputListings(state: StateFolder(holdingJournal: file))
+    let state = StateFolder(holdingJournal: file)
+    inputListings = FileListings(.inputs, state: state)
+    outputListings = FileListings(.outputs, state: state)
   }
 
   func observe(_ event: RunEvent) {
@@ -144,18 +154,25 @@ final class JournalWriter: RunObserver {
   }
 
   /// What a success records of a job's files (SPEC §10): its inputs' digest, with their
-  /// listing kept beside the journals; each output; its result; its dependencies' results.
+  /// listing kept beside the journals; each output, or, for many, their digest, with their
+  /// listing kept beside the journals too; its result; its dependencies' results.
   private func writeFiles(_ files: FinishedFiles, of transition: Transition) {
     let recorded = files.recorded
-    if !listings.keep(files.inputs, digest: recorded.inputs) {
-      warnOnce("cannot keep the listing of inputs in '\(listings.path)'; a later run says less about what changed")
-    }
-    recordedInputs[graph.jobs[transition.job].name] = recorded.inputs
+    keep(files.inputs, digest: recorded.inputs, in: inputListings)
+    recordedListings[graph.jobs[transition.job].name] = RecordedListings(
+      inputs: recorded.inputs, outputs: recorded.outputs.keptDigest)
     line.field("inputs", recorded.inputs)
-    line.field("outputs", objects: recorded.outputs) { output, object in
-      object.field("path", output.path)
-      object.field("kind", output.kind.rawValue)
-      object.field("sha256", output.digest)
+    switch recorded.outputs {
+    case .listed(let outputs):
+      line.field("outputs", objects: outputs) { output, object in
+        object.field("path", output.path)
+        object.field("kind", output.kind.rawValue)
+        object.field("sha256", output.digest)
+      }
+    case .kept(let digest):
+      // Named even when it cannot be kept: outputs with this digest are still the recorded ones.
+      keep(files.outputs, digest: digest, in: outputListings)
+      line.field("outputs_listing", digest)
     }
     line.field("result", recorded.result)
     line.field("dependency_results") { members in
@@ -164,10 +181,11 @@ final class JournalWriter: RunObserver {
     if let path = recorded.inputChangedWhileRunning { line.field("input_changed_while_running", path) }
   }
 
-  private func warnOnce(_ message: String) {
-    guard !hasWarnedAboutListings else { return }
+  /// Keeps `listing` under `digest` in `listings`; one warning for the run when it cannot.
+  private func keep(_ listing: FileListing, digest: String, in listings: FileListings) {
+    guard !listings.keep(listing, digest: digest), !hasWarnedAboutListings else { return }
     hasWarnedAboutListings = true
-    warn(message)
+    warn("cannot keep the listings of files in '\(listings.path)'; a later run says less about what changed")
   }
 
   private func writeEnd(exitCode: Int32, counts: [Outcome: Int], at time: Double) {

@@ -138,25 +138,32 @@ final class RunSession {
       // Without a way to hear from the hashing threads, every job runs, as without inputs.
       return nil
     }
-    let listings = InputListings(manifestPath: configuration.manifestPath)
+    let inputs = FileListings(.inputs, manifestPath: configuration.manifestPath)
+    let outputs = FileListings(.outputs, manifestPath: configuration.manifestPath)
     return FileTracking(
-      checker: delivery, records: fileRecords, recordedInputs: { listings.listing(digest: $0) },
-      force: configuration.force)
+      checker: delivery, records: fileRecords, recordedInputs: { inputs.listing(digest: $0) },
+      recordedOutputs: { outputs.listing(digest: $0) }, force: configuration.force)
   }
 
-  /// The listings of inputs that only records this run replaced named: each job's newest
-  /// record now names the one this run wrote, or the one it had.
+  /// Removes the listings of inputs and of outputs that only records this run replaced named:
+  /// each job's newest record now names those this run wrote, or those it had.
   private func removeListingsNoLongerNamed(after journal: JournalWriter, records: [String: JournalRecord]) {
-    let written = journal.recordedInputs
+    let written = journal.recordedListings
     guard !written.isEmpty else { return }
-    var named = Set(written.values)
-    var replaced = Set<String>()
-    for (name, record) in records {
-      guard let digest = record.files?.inputs else { continue }
-      if written[name] == nil { named.insert(digest) } else { replaced.insert(digest) }
+    for kind in [FileListings.Kind.inputs, .outputs] {
+      func digest(of record: RecordedFiles) -> String? { kind == .inputs ? record.inputs : record.outputs.keptDigest }
+      func digest(of listings: JournalWriter.RecordedListings) -> String? {
+        kind == .inputs ? listings.inputs : listings.outputs
+      }
+      var named = Set(written.values.compactMap(digest(of:)))
+      var replaced = Set<String>()
+      for (name, record) in records {
+        guard let files = record.files, let old = digest(of: files) else { continue }
+        if written[name] == nil { named.insert(old) } else { replaced.insert(old) }
+      }
+      let listings = FileListings(kind, manifestPath: configuration.manifestPath)
+      for old in replaced.subtracting(named) { listings.remove(digest: old) }
     }
-    let listings = InputListings(manifestPath: configuration.manifestPath)
-    for digest in replaced.subtracting(named) { listings.remove(digest: digest) }
   }
 
   /// This run's journal, numbered after the others: its RUN-ID carries the number.

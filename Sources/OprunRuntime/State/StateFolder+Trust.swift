@@ -73,10 +73,10 @@ extension StateFolder {
 
   /// Whether the entries of the folder `name` (of `status`, at `depth` below `.oprun/`) are
   /// each looked at. Those of `runs/` always are: a few journals, which decide what runs. Those
-  /// of the listings of inputs and of the Slurm jobs' output (one file per job, thousands of
-  /// them in a large manifest) only when someone besides its owner, this user, may write the
-  /// folder: otherwise only this user or root put them there, and each is read without
-  /// following a link.
+  /// of the listings of inputs and outputs and of the Slurm jobs' output (one file per job,
+  /// thousands of them in a large manifest) only when someone besides its owner, this user,
+  /// may write the folder: otherwise only this user or root put them there, and each is read
+  /// without following a link.
   private static func isLookedInto(_ name: String, _ status: stat, depth: Int) -> Bool {
     (depth == 0 && name == "runs") || status.st_mode & (S_IWGRP | S_IWOTH) != 0
   }
@@ -144,10 +144,10 @@ extension StateFolder {
   }
 
   /// Removes the temporary files that runs killed while writing left (``createTemporaryFile(in:prefix:)``
-  /// names them with a leading dot, in this folder and in ``inputs``), once older than
-  /// `age` seconds: a run renames its own within moments.
+  /// names them with a leading dot, in this folder, in ``inputs`` and in ``outputs``), once
+  /// older than `age` seconds: a run renames its own within moments.
   func removeLeftTemporaries(olderThan age: Int) {
-    for folder in [path, inputs] {
+    for folder in [path, inputs, outputs] {
       guard let directory = opendir(folder) else { continue }
       defer { closedir(directory) }
       while let entry = readdir(directory) {

@@ -5,6 +5,7 @@ import OprunCore
 ///
 /// - `runs/`: the journals, one per run;
 /// - `inputs/`: the listings of inputs that journal records name by digest;
+/// - `outputs/`: the listings of outputs that records of jobs with many name by digest;
 /// - `hashes`: the hash cache;
 /// - `slurm/RUN-ID/`: the output of a Slurm run's jobs.
 public struct StateFolder: Sendable, Equatable {
@@ -47,6 +48,8 @@ public struct StateFolder: Sendable, Equatable {
   public var runs: String { path + "/runs" }
   /// The listings of inputs, one file per digest.
   public var inputs: String { path + "/inputs" }
+  /// The listings of outputs kept apart from their records, one file per digest.
+  public var outputs: String { path + "/outputs" }
   /// The hash cache's file.
   public var hashes: String { path + "/hashes" }
   /// The output of the jobs of the Slurm run `run` (its RUN-ID).

@@ -238,6 +238,25 @@ import Testing
     #expect(journal.records.first?.parts == [.command: 1])
   }
 
+  /// SPEC §10: a record lists its outputs in its line, as every record before listings were
+  /// kept did, or names the listing that holds them by its digest.
+  @Test func aRecordsOutputsAreListedInItsLineOrNamedByTheirListingsDigest() throws {
+    let digest = String(repeating: "c", count: 64)
+    let files = #","inputs":"\#(String(repeating: "a", count: 64))","result":"r","dependency_results":{}"#
+    let listed = #","outputs":[{"path":"app","kind":"file","sha256":"\#(digest)"}]"#
+    let journal = read([
+      Self.header,
+      Self.job("listed", extra: files + listed),
+      Self.job("kept", extra: files + #","outputs_listing":"\#(digest)""#),
+      Self.job("none", extra: files),
+    ])
+    #expect(journal.problems.isEmpty)
+    let records = journal.recordsByJob
+    #expect(records["listed"]?.files?.outputs == .listed([FileRecord(path: "app", kind: .file, digest: digest)]))
+    #expect(records["kept"]?.files?.outputs == .kept(digest: digest))
+    #expect(records["none"]?.files?.outputs == .listed([]))
+  }
+
   @Test func aJobWrittenTwiceKeepsItsLastRecord() {
     let journal = read([
       Self.header,

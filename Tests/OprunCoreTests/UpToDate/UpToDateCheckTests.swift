@@ -41,7 +41,7 @@ import Testing
     let job = graph.job(named: "build")!
     let fingerprint = graph.fingerprints()[job]
     let recorded = RecordedFiles(
-      inputs: snapshot(sources).digest, outputs: app, result: snapshot(app).digest, dependencies: [:])
+      inputs: snapshot(sources).digest, outputs: .listed(app), result: snapshot(app).digest, dependencies: [:])
     var success = JournalRecord(
       job: "build", outcome: .succeeded, exitCode: 0, duration: 1, fingerprint: fingerprint.value,
       parts: fingerprint.parts)
@@ -126,6 +126,41 @@ import Testing
     #expect(extra.code == "output-added")
   }
 
+  /// More outputs than a line lists are recorded by their digest; their listing is read only
+  /// when the outputs now differ from it, to say which one changed, and one that is gone
+  /// still makes the job run.
+  @Test func manyOutputsAreRecordedByTheirDigestAndTheirListingIsReadOnlyWhenTheyDiffer() throws {
+    let graph = try graph()
+    let many = (0...RecordedOutputs.listedLimit).map { file("app/\(1000 + $0)", "1") }
+    #expect(RecordedOutputs(snapshot(app)) == .listed(app))
+    #expect(RecordedOutputs(snapshot(many)) == .kept(digest: snapshot(many).digest))
+    var record = try #require(buildCheck(graph).record)
+    record.files!.outputs = .kept(digest: snapshot(many).digest)
+    var reads: [String] = []
+    func check(_ outputs: [FileRecord], kept: FileListing?) -> RunDecision {
+      var check = buildCheck(graph, outputs: snapshot(outputs), record: record)
+      check.recordedOutputs = UpToDateCheck.recordedOutputs(of: record, now: check.outputs) { digest in
+        reads.append(digest)
+        return kept
+      }
+      return check.decision(in: graph)
+    }
+    #expect(check(many, kept: nil) == .upToDate)
+    #expect(reads.isEmpty, "outputs with the recorded digest are the recorded ones")
+
+    var edited = many
+    edited[5] = file(edited[5].path, "2")
+    #expect(
+      check(edited, kept: FileListing(many))
+        == .runs(.outputChanged(FileDifference(change: .changed, path: "app/1005", count: 1))))
+    #expect(reads == [snapshot(many).digest])
+
+    let gone = check(edited, kept: nil)
+    #expect(gone == .runs(.outputsChanged))
+    #expect(gone.text(in: graph) == "its outputs changed")
+    #expect(gone.code == "output-changed")
+  }
+
   /// `test`'s check against a record of its success on `app` and build's result then, with
   /// its inputs now `inputs` and build's result in this run `result`.
   private func testCheck(_ graph: JobGraph, inputs: [FileRecord]? = nil, build result: JobResult) -> UpToDateCheck {
@@ -134,7 +169,7 @@ import Testing
     let log = [file("test.log", "9")]
     var record = JournalRecord(job: "test", outcome: .succeeded, fingerprint: fingerprint.value, parts: fingerprint.parts)
     record.files = RecordedFiles(
-      inputs: snapshot(app).digest, outputs: log, result: snapshot(log).digest,
+      inputs: snapshot(app).digest, outputs: .listed(log), result: snapshot(log).digest,
       dependencies: ["build": snapshot(app).digest])
     return UpToDateCheck(
       job: test, record: record, fingerprint: fingerprint, inputs: snapshot(inputs ?? app), outputs: snapshot(log),
@@ -208,7 +243,7 @@ import Testing
     #expect(recorded.decision(in: graph).text(in: graph) == "input src/secret.c cannot be read")
     let closed = [FileRecord(path: "app", kind: .unreadable, digest: "")]
     var output = buildCheck(graph, outputs: snapshot(closed))
-    output.record?.files?.outputs = closed
+    output.record?.files?.outputs = .listed(closed)
     #expect(output.decision(in: graph) == .runs(.unreadableFile("app", isInput: false)))
     #expect(output.decision(in: graph).code == "output-unreadable")
   }

@@ -8,6 +8,7 @@ import Testing
     #expect(state.path == "/work/project/.oprun")
     #expect(state.runs == "/work/project/.oprun/runs")
     #expect(state.inputs == "/work/project/.oprun/inputs")
+    #expect(state.outputs == "/work/project/.oprun/outputs")
     #expect(state.hashes == "/work/project/.oprun/hashes")
     #expect(state.slurmOutput(run: "20260101T000000-7") == "/work/project/.oprun/slurm/20260101T000000-7")
   }
@@ -29,7 +30,8 @@ import Testing
   @Test func theJournalsListingsAndWalksUseTheSameFolder() {
     let manifest = "/jobs.yaml"
     #expect(JournalFolder(manifestPath: manifest).path == StateFolder(manifestPath: manifest).runs)
-    #expect(InputListings(manifestPath: manifest).path == StateFolder(manifestPath: manifest).inputs)
+    #expect(FileListings(.inputs, manifestPath: manifest).path == StateFolder(manifestPath: manifest).inputs)
+    #expect(FileListings(.outputs, manifestPath: manifest).path == StateFolder(manifestPath: manifest).outputs)
     #expect(JournalFolder(manifestPath: manifest).file(ofRun: "r") == "/.oprun/runs/r.ndjson")
   }
 }

@@ -8,16 +8,19 @@ public struct FileTracking {
   public var records: [String: JournalRecord]
   /// The listing of inputs recorded under a digest, while it is kept.
   public var recordedInputs: (String) -> FileListing?
+  /// The listing of outputs recorded under a digest, while it is kept.
+  public var recordedOutputs: (String) -> FileListing?
   /// `--force`: every job runs, and its files are recorded.
   public var force: Bool
 
   public init(
     checker: any FileChecking, records: [String: JournalRecord], recordedInputs: @escaping (String) -> FileListing?,
-    force: Bool
+    recordedOutputs: @escaping (String) -> FileListing? = { _ in nil }, force: Bool
   ) {
     self.checker = checker
     self.records = records
     self.recordedInputs = recordedInputs
+    self.recordedOutputs = recordedOutputs
     self.force = force
   }
 }
@@ -95,6 +98,7 @@ struct FileTracker {
     let check = UpToDateCheck(
       job: job, record: record, fingerprint: fingerprints[job], inputs: inputs, outputs: outputs,
       recordedInputs: UpToDateCheck.recordedInputs(of: record, now: inputs, read: tracking.recordedInputs),
+      recordedOutputs: UpToDateCheck.recordedOutputs(of: record, now: outputs, read: tracking.recordedOutputs),
       dependencyResults: graph.jobs[job].dependencies.map { results[$0] ?? .ran(recorded: "") })
     checks[job]!.check = check
     let decision = tracking.force ? RunDecision.runs(.forced) : check.decision(in: graph)
@@ -102,7 +106,7 @@ struct FileTracker {
       results[job] = check.resultWhenUpToDate(in: graph)
       // Up to date: its outputs are the recorded ones, file for file, so this carries them forward.
       finishedFiles[job] = FinishedFiles(
-        recorded: check.recordedFiles(outputs: outputs, in: graph), inputs: inputs.listing)
+        recorded: check.recordedFiles(outputs: outputs, in: graph), inputs: inputs.listing, outputs: outputs.listing)
     }
     return decision
   }
@@ -150,7 +154,7 @@ struct FileTracker {
       // after a job that declares none.
       let unseen = node.outputs.isEmpty || snapshot.firstUnreadable != nil
       results[job] = unseen ? .ran(recorded: recorded.result) : .unchanged(recorded.result)
-      finishedFiles[job] = FinishedFiles(recorded: recorded, inputs: check.inputs.listing)
+      finishedFiles[job] = FinishedFiles(recorded: recorded, inputs: check.inputs.listing, outputs: snapshot.listing)
     } else {
       missingOutputs[job] = missing
     }

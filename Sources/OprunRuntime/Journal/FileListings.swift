@@ -1,30 +1,41 @@
 import Glibc
 import OprunCore
 
-/// The listings of inputs that journal records name by digest (SPEC §10), one file each in
-/// `.oprun/inputs/`: a header line, then the bytes of a ``FileListing``, whose SHA-256 is the
-/// digest that names the file. A record holds only its inputs' digest, and the listing is
-/// read back only when the digest differs, to say which input was added, removed or changed.
-/// A listing that is gone or of another layout only makes that reason vaguer ("its inputs
-/// changed").
-public struct InputListings: Sendable {
-  /// The `.oprun/` it is in.
-  public let state: StateFolder
-  /// `.oprun/inputs` beside the manifest.
-  public var path: String { state.inputs }
-  /// A listing longer than this is not read back.
-  static let maximumSize = 256 << 20
-  /// What a listing of this layout starts with.
-  static let header = Array("oprun inputs 2\n".utf8)
-
-  /// The listings of the manifest named `manifestPath`, as it was given.
-  public init(manifestPath: String) {
-    state = StateFolder.resolved(manifestPath: manifestPath)
+/// The listings of files that journal records name by digest (SPEC §10), one file each: a
+/// header line, then the bytes of a ``FileListing``, whose SHA-256 is the digest that names the
+/// file. Every record's inputs are kept in `.oprun/inputs/`, the outputs of a record that has
+/// more than ``RecordedOutputs/listedLimit`` of them in `.oprun/outputs/`. A record holds only
+/// the digest, and a listing is read back only when the files now have another digest: inputs
+/// to say which one was added, removed or changed, outputs likewise. A listing that is gone or
+/// of another layout only makes that reason vaguer ("its inputs changed").
+public struct FileListings: Sendable {
+  /// Which files a folder of listings lists.
+  public enum Kind: Sendable {
+    case inputs
+    case outputs
   }
 
-  /// The listings in `state`.
-  init(state: StateFolder) {
+  /// The `.oprun/` it is in.
+  public let state: StateFolder
+  public let kind: Kind
+  /// `.oprun/inputs` or `.oprun/outputs` beside the manifest.
+  public var path: String { kind == .inputs ? state.inputs : state.outputs }
+  /// A listing longer than this is not read back (400,000 outputs of 100-byte paths take 70 MB).
+  static let maximumSize = 256 << 20
+  /// What a listing of this layout starts with.
+  private var header: [UInt8] { kind == .inputs ? Self.inputsHeader : Self.outputsHeader }
+  private static let inputsHeader = Array("oprun inputs 2\n".utf8)
+  private static let outputsHeader = Array("oprun outputs 1\n".utf8)
+
+  /// The listings of `kind` of the manifest named `manifestPath`, as it was given.
+  public init(_ kind: Kind, manifestPath: String) {
+    self.init(kind, state: StateFolder.resolved(manifestPath: manifestPath))
+  }
+
+  /// The listings of `kind` in `state`.
+  init(_ kind: Kind, state: StateFolder) {
     self.state = state
+    self.kind = kind
   }
 
   /// The listing kept under `digest`; nil when there is none, or it cannot be read or is of
@@ -33,9 +44,9 @@ public struct InputListings: Sendable {
     guard Self.isDigest(digest),
       case .success(var bytes) = FileContents.read(
         path: path + "/" + digest, limit: Self.maximumSize, regularOnly: true),
-      bytes.starts(with: Self.header)
+      bytes.starts(with: header)
     else { return nil }
-    bytes.removeFirst(Self.header.count)
+    bytes.removeFirst(header.count)
     return FileListing(bytes: bytes)
   }
 
@@ -44,11 +55,11 @@ public struct InputListings: Sendable {
   public func keep(_ listing: FileListing, digest: String) -> Bool {
     guard Self.isDigest(digest) else { return false }
     let file = path + "/" + digest
-    if Self.startsWithHeader(file) { return true }
+    if startsWithHeader(file) { return true }
     guard case .success = state.makeFolder(path),
       let (descriptor, temporary) = state.createTemporaryFile(in: path, prefix: "." + digest + ".")
     else { return false }
-    var failure = Self.header.withUnsafeBytes { writeWhole(descriptor, $0) }
+    var failure = header.withUnsafeBytes { writeWhole(descriptor, $0) }
     if failure == 0 { failure = listing.bytes.withUnsafeBytes { writeWhole(descriptor, $0) } }
     close(descriptor)
     guard failure == 0, rename(temporary, file) == 0 else {
@@ -59,7 +70,7 @@ public struct InputListings: Sendable {
   }
 
   /// Whether `file` is there and of this layout: one of an earlier layout is written again.
-  private static func startsWithHeader(_ file: String) -> Bool {
+  private func startsWithHeader(_ file: String) -> Bool {
     guard case .success(let start) = FileContents.readPrefix(path: file, count: header.count) else {
       return false
     }
