@@ -109,8 +109,12 @@ public final class HumanReporter: RunObserver {
     case .executing:
       // Quiet runs of many jobs format no line they would not print.
       guard options.verbosity >= .normal else { return }
-      let detail = timeline.executingDetail(
+      var detail = timeline.executingDetail(
         transition, queueName: queueName(transition.queue), commands: graph.jobs[transition.job].commands)
+      // A job whose files decided says why it runs as it starts: it was ready before they said.
+      if let decision = transition.decision {
+        detail += (detail.isEmpty ? "" : " · ") + PlanText.resumeReason(decision, in: graph)
+      }
       showLine(at: time, "executing", name, detail)
     case .finished:
       defer { showGroup(of: transition.job) }
