@@ -2,7 +2,8 @@ extension QueueEngine {
   /// `Operation.cancel()`: raises the job's cancelled flag, which is never lowered.
   ///
   /// A pending job stops waiting for its dependencies and goes ready at once; a ready job
-  /// stays in its queue. Either finishes, without executing, when its queue starts it (a
+  /// stays in its queue, and one whose files are being looked at joins it without waiting
+  /// for them. Either finishes, without executing, when its queue starts it (a
   /// suspended queue keeps it until resumed). A launched or executing job is only flagged:
   /// the executor, told by the `cancelled` event, signals it, and it finishes `cancelled`
   /// whatever its exit status. A finished job is left alone.
@@ -12,9 +13,12 @@ extension QueueEngine {
     if cancelReason[job] != nil { return .alreadyCancelled }
     raiseCancelledFlag(job, reason: reason)
     switch phase[job] {
-    case .pending, .checking:
+    case .pending:
       phase[job] = .ready
       emitTransition(job, from: .pending, to: .ready)
+      enqueue(job)
+    case .checking:
+      phase[job] = .ready
       enqueue(job)
     case .ready:
       if stopWaitingForConsole(job) { enqueue(job) } else { markWorthVisiting(queue(of: job)) }

@@ -29,7 +29,10 @@ extension QueueEngine {
         problems.append("ready job \(job) has \(liveEntries[job]) live heap entries")
       }
       if phase[job] == .pending || phase[job] == .checking, cancelReason[job] != nil {
-        problems.append("cancelled job \(job) still pending")
+        problems.append("cancelled job \(job) still \(phase[job] == .pending ? "pending" : "waiting for its files")")
+      }
+      if phase[job] == .checking, liveEntries[job] != 0 {
+        problems.append("job \(job) waiting for its files has \(liveEntries[job]) live heap entries")
       }
       if phase[job] == .pending, hasStarted, unfinishedDependencies[job] <= 0 {
         problems.append("job \(job) pending with nothing to wait for")

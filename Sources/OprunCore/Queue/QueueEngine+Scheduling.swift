@@ -56,12 +56,13 @@ extension QueueEngine {
   }
 
   /// pending → ready, because `lastDependency` finished (nil: at start); then `run-if`.
-  /// A job `--resume` resumes finishes at once instead, without taking a slot.
+  /// A job `--resume` resumes finishes at once instead, without taking a slot. A job whose
+  /// files decide is ready all the same, and waits outside its queue for them to be looked at.
   func becomeReady(_ job: JobID, after lastDependency: JobID? = nil) {
     if checksFiles[job], cancelReason[job] == nil, runConditionHolds(job) {
       phase[job] = .checking
-      readyAfter[job] = lastDependency
       checksToStart.append(job)
+      emitTransition(job, from: .pending, to: .ready, readyAfter: lastDependency)
       return
     }
     phase[job] = .ready
@@ -83,7 +84,7 @@ extension QueueEngine {
     }
   }
 
-  /// The next job whose files must be looked at before it can go ready, once each; nil
+  /// The next ready job whose files must be looked at before it can start, once each; nil
   /// when there is none. The driver answers with ``checked(_:decision:)``.
   public func nextCheck() -> JobID? {
     while nextCheckIndex < checksToStart.count {
@@ -96,16 +97,17 @@ extension QueueEngine {
     return nil
   }
 
-  /// What a job's files decided (SPEC §10): it goes ready, saying why, and then finishes at
-  /// once, up to date, without taking a slot — or waits for one like any ready job. Ignored
-  /// once the job was cancelled meanwhile (it went ready then, and is never up to date).
+  /// What a job's files decided (SPEC §10): the ready job finishes at once, up to date,
+  /// without taking a slot — or joins its queue like any ready job. Its next transition (to
+  /// finished, or to executing) says what was decided. Ignored once the job was cancelled
+  /// meanwhile (it joined its queue then, and is never up to date).
   public func checked(_ job: JobID, decision: RunDecision) {
     guard phase[job] == .checking else { return }
-    phase[job] = .ready
-    emitTransition(job, from: .pending, to: .ready, readyAfter: readyAfter[job], decision: decision)
     if decision == .upToDate {
-      finish(job, from: .ready, outcome: .succeeded, duration: 0, at: clock(), upToDate: true)
+      finish(job, from: .ready, outcome: .succeeded, duration: 0, at: clock(), upToDate: true, decision: decision)
     } else {
+      phase[job] = .ready
+      decisionToAnnounce[job] = decision
       enqueue(job)
     }
   }
@@ -157,7 +159,7 @@ extension QueueEngine {
   /// `on-failure`, then releases the dependents (whose `run-if` is applied as they become ready).
   func finish(
     _ job: JobID, from: JobState, outcome: Outcome, duration: Double, at time: Double, resumed: Bool = false,
-    upToDate: Bool = false
+    upToDate: Bool = false, decision: RunDecision? = nil
   ) {
     phase[job] = .finished
     outcomes[job] = outcome
@@ -165,7 +167,7 @@ extension QueueEngine {
     outcomeCounts[outcome, default: 0] += 1
     emitTransition(
       job, from: from, to: .finished, at: time, outcome: outcome, duration: duration, resumed: resumed,
-      upToDate: upToDate)
+      upToDate: upToDate, decision: decision)
     if outcome == .failed || outcome == .timedOut {
       applyFailurePolicy()
     }
@@ -184,17 +186,20 @@ extension QueueEngine {
 
   /// The engine's part of a transition; pids and terminations are the runtime's to add.
   /// Under `--resume`, a job's first transition says what was decided for it; for a job
-  /// whose files decide, `decision` says it.
+  /// whose files decide, the transition that leaves ready once they have said it.
   func emitTransition(
     _ job: JobID, from: JobState, to: JobState, at time: Double? = nil, outcome: Outcome? = nil,
     duration: Double? = nil, resumed: Bool = false, upToDate: Bool = false, readyAfter: JobID? = nil,
     decision: RunDecision? = nil
   ) {
+    let announced = from == .ready ? decisionToAnnounce[job] : nil
+    if announced != nil { decisionToAnnounce[job] = nil }
     guard !observers.isEmpty else { return }
     var transition = Transition(
       job: job, queue: queue(of: job), from: from, to: to, attempt: attempts[job], outcome: outcome,
       duration: duration, resumed: resumed)
-    if from == .pending { transition.decision = decision ?? (checksFiles[job] ? nil : resumePlan?.decisions[job]) }
+    if from == .pending, !checksFiles[job] { transition.decision = resumePlan?.decisions[job] }
+    if let decision = decision ?? announced { transition.decision = decision }
     transition.upToDate = upToDate
     transition.readyAfter = readyAfter
     emit(.transition(transition), at: time ?? clock())

@@ -65,24 +65,25 @@ public final class QueueEngine {
   public let resumePlan: ResumePlan?
   /// Resumed jobs that became ready while one was finishing, in order; see `finishResumed`.
   var resumedToFinish: [JobID] = []
-  /// Jobs whose files decide whether they run (SPEC §10): they wait, still pending, for
-  /// ``checked(_:decision:)`` once their dependencies have finished.
+  /// Jobs whose files decide whether they run (SPEC §10): once their dependencies have
+  /// finished they are ready, and wait outside their queue for ``checked(_:decision:)``.
   let checksFiles: [Bool]
   /// Jobs waiting for their files to be looked at, not yet handed out by ``nextCheck()``.
   var checksToStart: [JobID] = []
   /// Under `--resume`: the job runs although the plan counted on it being resumed — its files
   /// decided it runs, or a dependency of it did — so what depends on it runs too.
   var breaksResumedChain: [Bool]
-  /// For a job being checked: the dependency whose finishing made it ready, for its ready transition.
-  var readyAfter: [JobID?]
+  /// What a ready job's files decided, for its next transition (executing, or finished when
+  /// it is cancelled before it starts) to say; nil once said.
+  var decisionToAnnounce: [RunDecision?]
   var nextCheckIndex = 0
 
   /// A run of `graph` whose events are stamped with `clock()` (seconds since the run
   /// started); under `--resume`, the jobs `resumePlan` resumes finish as soon as they are ready.
   /// Within a priority band, ready jobs start in manifest order (FIFO), or by `criticalPath`
   /// when given (`--schedule critical-path`): longest remaining path first, then manifest order.
-  /// `checkingFiles`: a job that declares inputs or outputs is decided by its files when its
-  /// dependencies have finished (``nextCheck()``), and never resumed.
+  /// `checkingFiles`: a job that declares inputs or outputs is decided by its files once it is
+  /// ready (``nextCheck()``), and never resumed.
   public init(
     graph: JobGraph, failurePolicy: FailurePolicy, resumePlan: ResumePlan? = nil, criticalPath: CriticalPath? = nil,
     checkingFiles: Bool = false, clock: @escaping () -> Double
@@ -108,7 +109,7 @@ public final class QueueEngine {
     nextSequence = count
     queues = graph.queues.map { QueueRuntime(maxConcurrent: $0.maxConcurrent) }
     outcomeCounts = Dictionary(uniqueKeysWithValues: Outcome.allCases.map { ($0, 0) })
-    readyAfter = Array(repeating: nil, count: count)
+    decisionToAnnounce = Array(repeating: nil, count: count)
     breaksResumedChain = Array(repeating: false, count: count)
     checksFiles = checkingFiles ? graph.jobs.map(\.tracksFiles) : Array(repeating: false, count: count)
   }
@@ -135,7 +136,8 @@ public final class QueueEngine {
 /// Where a job is in its life; finer than ``JobState`` by one step.
 enum Phase {
   case pending
-  /// Its dependencies have finished; its files are being looked at to decide whether it runs.
+  /// Ready (its dependencies have finished), out of its queue while its files are looked at
+  /// to decide whether it runs.
   case checking
   /// In its queue's ready heap.
   case ready
@@ -146,8 +148,8 @@ enum Phase {
 
   var state: JobState {
     switch self {
-    case .pending, .checking: .pending
-    case .ready, .launching: .ready
+    case .pending: .pending
+    case .checking, .ready, .launching: .ready
     case .executing: .executing
     case .finished: .finished
     }

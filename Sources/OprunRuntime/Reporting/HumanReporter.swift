@@ -132,17 +132,23 @@ public final class HumanReporter: RunObserver {
       }
       showLine(at: time, "ready", name, "retrying: attempt \(transition.attempt - 1) ended with \(ending)")
     case .ready:
-      // Under --resume, each job says what was decided for it. An up-to-date job finishes at
-      // once, and its `finished` line says so: one line is enough unless every one is asked for.
+      // Under --resume, each job says what was decided for it. A job whose files decide is
+      // ready before the decision: its `finished` line says "up to date", or its `executing`
+      // line why it runs, so its `ready` line is one only when every one is asked for.
       let decision = transition.decision
+      let decidedLater = decision == nil && graph.jobs[transition.job].tracksFiles
       showLine(
         at: time, "ready", name, decision.map { PlanText.resumeReason($0, in: graph) } ?? "",
-        from: decision == .upToDate ? .verbose : .normal)
+        from: decision == .upToDate || decidedLater ? .verbose : .normal)
     case .executing:
       // Quiet runs of many jobs format no line they would not print.
       guard options.verbosity >= .normal else { return }
-      let detail = timeline.executingDetail(
+      var detail = timeline.executingDetail(
         transition, queueName: queueName(transition.queue), commands: graph.jobs[transition.job].commands)
+      // A job whose files decided says why it runs as it starts: it was ready before they said.
+      if let decision = transition.decision {
+        detail += (detail.isEmpty ? "" : " · ") + PlanText.resumeReason(decision, in: graph)
+      }
       showLine(at: time, "executing", name, detail)
     case .finished:
       defer { showGroup(of: transition.job) }
