@@ -76,6 +76,8 @@ import Testing
     #expect(lines.suffix(2) == ["── nothing to do: 5 jobs up to date", ""], "\(second.stdout)")
     let jobLines = lines.dropLast(2).map { $0.split(separator: " ").dropFirst().joined(separator: " ") }
     #expect(jobLines.sorted() == Self.buildJobs.map { "finished \($0) up to date" }.sorted(), "\(second.stdout)")
+  }
+
   // MARK: When it is ready
 
   /// SPEC §2: a job with no dependencies is ready as the run starts, whatever its files; the
@@ -202,7 +204,7 @@ import Testing
     #expect(log.executedJobs == ["link"], "link writes app again, byte for byte: test has nothing new")
     #expect(log.why("link") == "output-missing")
     #expect(log.reason("link")?.contains("app") == true, "\(log.reason("link") ?? "no reason")")
-    #expect(timelineLine(deleted.stdout, "ready", "link") == "")
+    #expect(timelineLine(deleted.stdout, "ready", "link") == nil, "its executing line says why it runs")
     #expect(timelineLine(deleted.stdout, "executing", "link")?.hasSuffix(" · runs: output app missing") == true)
 
     try folder.write("app", "tampered\n")
