@@ -144,24 +144,40 @@ bench-slurm: build
 	@trap '$(SLURM_CLUSTER) down' EXIT; \
 	$(SLURM_CLUSTER) up && eval "$$($(SLURM_CLUSTER) env)" && Benchmarks/slurm.sh
 
-# The manifest front end under libFuzzer and AddressSanitizer for SECONDS seconds. The corpus
-# (seeded from jobs/ and the test fixtures) and whatever the fuzzer finds stay in .build-fuzz/.
-# `--sanitize=fuzzer` tells SwiftPM the fuzzer brings main; `-sanitize=fuzzer,address` as one
-# flag adds AddressSanitizer (two `--sanitize` flags keep only the last); `-DDEBUG` and
-# `-assert-config Debug` keep the invariant checks and their assertions in the optimised build.
+# A fuzzer under libFuzzer and AddressSanitizer for SECONDS seconds: TARGET=manifest (the
+# default) feeds the manifest front end, its corpus seeded from jobs/ and the test fixtures;
+# TARGET=state feeds the readers of `.oprun/` (the journals and the hash cache) through
+# `oprun -n` and `oprun log`, its corpus seeded by Fuzz/state-seeds.sh from the state files the
+# debug oprun leaves when it runs examples from jobs/. Each corpus and whatever the fuzzer finds
+# stay in .build-fuzz/. `--sanitize=fuzzer` tells SwiftPM the fuzzer brings main;
+# `-sanitize=fuzzer,address` as one flag adds AddressSanitizer (two `--sanitize` flags keep only
+# the last); `-DDEBUG` and `-assert-config Debug` keep the invariant checks and their assertions
+# in the optimised build. The state fuzzer's oprun writes plans and warnings for every input:
+# `-close_fd_mask=3` closes its standard output and error, and libFuzzer and the sanitizer
+# report on a copy of the error (a finding's message is seen by running the fuzzer on it).
 SECONDS ?= 60
+TARGET ?= manifest
 FUZZ_SCRATCH = $(CURDIR)/.build-fuzz
-FUZZER = $(FUZZ_SCRATCH)/release/oprun-manifest-fuzzer
+FUZZER = $(FUZZ_SCRATCH)/release/oprun-$(TARGET)-fuzzer
+FUZZ_CORPUS = $(FUZZ_SCRATCH)/corpus$(if $(filter state,$(TARGET)),-state)
+FUZZ_OPTIONS_manifest = -max_len=8192
+FUZZ_OPTIONS_state = -max_len=32768 -close_fd_mask=3
 fuzz: deps
+	@case "$(TARGET)" in manifest|state) ;; *) echo "TARGET is manifest or state, not '$(TARGET)'"; exit 2 ;; esac
 	$(SWIFT) build --package-path Fuzz --scratch-path $(FUZZ_SCRATCH) -c release \
 	  --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address -Xswiftc -DDEBUG -Xswiftc -assert-config -Xswiftc Debug
-	mkdir -p $(FUZZ_SCRATCH)/corpus $(FUZZ_SCRATCH)/findings
+	mkdir -p $(FUZZ_CORPUS) $(FUZZ_SCRATCH)/findings
+ifeq ($(TARGET),state)
+	$(SWIFT) build --product oprun
+	Fuzz/state-seeds.sh .build/debug/oprun $(FUZZ_CORPUS)
+else
 	for seed in jobs/*.yaml Tests/OprunCoreTests/Fixtures/*/*.yaml; do \
-	  cp "$$seed" "$(FUZZ_SCRATCH)/corpus/seed-$$(echo "$$seed" | tr / -)"; \
+	  cp "$$seed" "$(FUZZ_CORPUS)/seed-$$(echo "$$seed" | tr / -)"; \
 	done
-	SWIFT_BACKTRACE=enable=no nice -n 10 $(FUZZER) -max_total_time=$(SECONDS) -dict=Fuzz/manifest.dict \
-	  -max_len=8192 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-	  -artifact_prefix=$(FUZZ_SCRATCH)/findings/ $(FUZZ_SCRATCH)/corpus
+endif
+	SWIFT_BACKTRACE=enable=no nice -n 10 $(FUZZER) -max_total_time=$(SECONDS) -dict=Fuzz/$(TARGET).dict \
+	  $(FUZZ_OPTIONS_$(TARGET)) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+	  -artifact_prefix=$(FUZZ_SCRATCH)/findings/$(TARGET)- $(FUZZ_CORPUS)
 
 # Where `make install` puts the completion scripts: the folders bash-completion, zsh and fish
 # look in under PREFIX.
