@@ -5,7 +5,7 @@ RELEASE_FLAGS = -c release --static-swift-stdlib
 # Not OPRUN: that is the variable the end-to-end tests read, and a caller may export it.
 RELEASE_BINARY = .build/release/oprun
 
-.PHONY: all deps test-deps build debug demo test test-tsan test-tsan-unit test-asan test-asan-unit test-slurm torture resources bench bench-slurm fuzz install install-files uninstall format lint clean
+.PHONY: all deps test-deps build debug demo test test-tsan test-tsan-unit test-asan test-asan-unit test-slurm torture kill-campaign concurrent-campaign resources bench bench-slurm fuzz install install-files uninstall format lint clean
 
 all: build
 
@@ -99,6 +99,18 @@ torture: deps
 	OPRUN_TORTURE_SEEDS=$(SEEDS) OPRUN_TORTURE_FIRST_SEED=$(FIRST) $(if $(SEED),OPRUN_TORTURE_SEED=$(SEED)) \
 	  OPRUN_TORTURE_LOG=$(CURDIR)/.build/torture.log OPRUN_TORTURE_KEEP=$(CURDIR)/.build/torture-kept \
 	  $(SWIFT) test --skip-build --filter TortureTests
+
+# The state campaigns (docs/RELIABILITY.md): RUNS runs of a manifest of jobs with inputs and
+# outputs, from SEED (1 unless told), against OPRUN when set, else the debug build, under nice.
+# kill-campaign SIGKILLs oprun at random moments and holds `oprun -n` to the files;
+# concurrent-campaign runs two oprun at once in one folder, RUNS pairs, and looks for lost
+# records. Each appends a line per run to .build/NAME.log and keeps the folder of a run that
+# found something in .build/NAME-kept/.
+RUNS ?= 100
+kill-campaign concurrent-campaign: deps
+	$(SWIFT) build --product oprun
+	nice -n 19 python3 scripts/$@.py --runs $(RUNS) --seed $(if $(SEED),$(SEED),1) \
+	  --log $(CURDIR)/.build/$@.log --keep $(CURDIR)/.build/$@-kept
 
 # The --backend slurm end-to-end tests (Tests/EndToEndTests/SlurmTests.swift, skipped without
 # OPRUN_SLURM=1) against a throwaway single-node cluster on localhost: scripts/slurm-cluster.sh
