@@ -5,7 +5,7 @@ RELEASE_FLAGS = -c release --static-swift-stdlib
 # Not OPRUN: that is the variable the end-to-end tests read, and a caller may export it.
 RELEASE_BINARY = .build/release/oprun
 
-.PHONY: all deps test-deps build debug demo test test-tsan test-tsan-unit test-asan test-asan-unit test-slurm torture resources bench bench-slurm fuzz install install-files uninstall format lint clean
+.PHONY: all deps test-deps build debug demo test test-tsan test-tsan-unit test-asan test-asan-unit test-slurm torture kill-campaign concurrent-campaign resources bench bench-slurm fuzz install install-files uninstall format lint clean
 
 all: build
 
@@ -100,6 +100,18 @@ torture: deps
 	  OPRUN_TORTURE_LOG=$(CURDIR)/.build/torture.log OPRUN_TORTURE_KEEP=$(CURDIR)/.build/torture-kept \
 	  $(SWIFT) test --skip-build --filter TortureTests
 
+# The state campaigns (docs/RELIABILITY.md): RUNS runs of a manifest of jobs with inputs and
+# outputs, from SEED (1 unless told), against OPRUN when set, else the debug build, under nice.
+# kill-campaign SIGKILLs oprun at random moments and holds `oprun -n` to the files;
+# concurrent-campaign runs two oprun at once in one folder, RUNS pairs, and looks for lost
+# records. Each appends a line per run to .build/NAME.log and keeps the folder of a run that
+# found something in .build/NAME-kept/.
+RUNS ?= 100
+kill-campaign concurrent-campaign: deps
+	$(SWIFT) build --product oprun
+	nice -n 19 python3 scripts/$@.py --runs $(RUNS) --seed $(if $(SEED),$(SEED),1) \
+	  --log $(CURDIR)/.build/$@.log --keep $(CURDIR)/.build/$@-kept
+
 # The --backend slurm end-to-end tests (Tests/EndToEndTests/SlurmTests.swift, skipped without
 # OPRUN_SLURM=1) against a throwaway single-node cluster on localhost: scripts/slurm-cluster.sh
 # installs Slurm's Debian packages if they are missing, brings the cluster up (waiting a bounded
@@ -144,24 +156,40 @@ bench-slurm: build
 	@trap '$(SLURM_CLUSTER) down' EXIT; \
 	$(SLURM_CLUSTER) up && eval "$$($(SLURM_CLUSTER) env)" && Benchmarks/slurm.sh
 
-# The manifest front end under libFuzzer and AddressSanitizer for SECONDS seconds. The corpus
-# (seeded from jobs/ and the test fixtures) and whatever the fuzzer finds stay in .build-fuzz/.
-# `--sanitize=fuzzer` tells SwiftPM the fuzzer brings main; `-sanitize=fuzzer,address` as one
-# flag adds AddressSanitizer (two `--sanitize` flags keep only the last); `-DDEBUG` and
-# `-assert-config Debug` keep the invariant checks and their assertions in the optimised build.
+# A fuzzer under libFuzzer and AddressSanitizer for SECONDS seconds: TARGET=manifest (the
+# default) feeds the manifest front end, its corpus seeded from jobs/ and the test fixtures;
+# TARGET=state feeds the readers of `.oprun/` (the journals and the hash cache) through
+# `oprun -n` and `oprun log`, its corpus seeded by Fuzz/state-seeds.sh from the state files the
+# debug oprun leaves when it runs examples from jobs/. Each corpus and whatever the fuzzer finds
+# stay in .build-fuzz/. `--sanitize=fuzzer` tells SwiftPM the fuzzer brings main;
+# `-sanitize=fuzzer,address` as one flag adds AddressSanitizer (two `--sanitize` flags keep only
+# the last); `-DDEBUG` and `-assert-config Debug` keep the invariant checks and their assertions
+# in the optimised build. The state fuzzer's oprun writes plans and warnings for every input:
+# `-close_fd_mask=3` closes its standard output and error, and libFuzzer and the sanitizer
+# report on a copy of the error (a finding's message is seen by running the fuzzer on it).
 SECONDS ?= 60
+TARGET ?= manifest
 FUZZ_SCRATCH = $(CURDIR)/.build-fuzz
-FUZZER = $(FUZZ_SCRATCH)/release/oprun-manifest-fuzzer
+FUZZER = $(FUZZ_SCRATCH)/release/oprun-$(TARGET)-fuzzer
+FUZZ_CORPUS = $(FUZZ_SCRATCH)/corpus$(if $(filter state,$(TARGET)),-state)
+FUZZ_OPTIONS_manifest = -max_len=8192
+FUZZ_OPTIONS_state = -max_len=32768 -close_fd_mask=3
 fuzz: deps
+	@case "$(TARGET)" in manifest|state) ;; *) echo "TARGET is manifest or state, not '$(TARGET)'"; exit 2 ;; esac
 	$(SWIFT) build --package-path Fuzz --scratch-path $(FUZZ_SCRATCH) -c release \
 	  --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address -Xswiftc -DDEBUG -Xswiftc -assert-config -Xswiftc Debug
-	mkdir -p $(FUZZ_SCRATCH)/corpus $(FUZZ_SCRATCH)/findings
+	mkdir -p $(FUZZ_CORPUS) $(FUZZ_SCRATCH)/findings
+ifeq ($(TARGET),state)
+	$(SWIFT) build --product oprun
+	Fuzz/state-seeds.sh .build/debug/oprun $(FUZZ_CORPUS)
+else
 	for seed in jobs/*.yaml Tests/OprunCoreTests/Fixtures/*/*.yaml; do \
-	  cp "$$seed" "$(FUZZ_SCRATCH)/corpus/seed-$$(echo "$$seed" | tr / -)"; \
+	  cp "$$seed" "$(FUZZ_CORPUS)/seed-$$(echo "$$seed" | tr / -)"; \
 	done
-	SWIFT_BACKTRACE=enable=no nice -n 10 $(FUZZER) -max_total_time=$(SECONDS) -dict=Fuzz/manifest.dict \
-	  -max_len=8192 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-	  -artifact_prefix=$(FUZZ_SCRATCH)/findings/ $(FUZZ_SCRATCH)/corpus
+endif
+	SWIFT_BACKTRACE=enable=no nice -n 10 $(FUZZER) -max_total_time=$(SECONDS) -dict=Fuzz/$(TARGET).dict \
+	  $(FUZZ_OPTIONS_$(TARGET)) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+	  -artifact_prefix=$(FUZZ_SCRATCH)/findings/$(TARGET)- $(FUZZ_CORPUS)
 
 # Where `make install` puts the completion scripts: the folders bash-completion, zsh and fish
 # look in under PREFIX.

@@ -5,8 +5,10 @@ let package = Package(
   name: "oprun",
   products: [
     .executable(name: "oprun", targets: ["oprun"]),
-    // for the fuzzer under Fuzz/, which builds the manifest front end on its own
+    // for the fuzzers under Fuzz/, which build the manifest front end and the readers of
+    // `.oprun/` on their own
     .library(name: "OprunCore", targets: ["OprunCore"]),
+    .library(name: "OprunRuntime", targets: ["OprunRuntime"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
