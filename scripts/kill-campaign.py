@@ -94,7 +94,7 @@ def main():
             delay = rng.uniform(0, typical)
             if change_while_running:
                 time.sleep(rng.uniform(0, delay))
-                changes.append("while running: " + fixture.mutate_one())
+                changes.append("while running: " + fixture.mutate_one(outputs=False))
             time.sleep(max(0.0, delay - (time.monotonic() - began)))
             if process.poll() is None:
                 process.send_signal(signal.SIGKILL)
