@@ -287,9 +287,6 @@ class Fixture:
         shutil.rmtree(destination, ignore_errors=True)
         shutil.copytree(self.folder, destination, symlinks=True)
 
-    def remove(self):
-        shutil.rmtree(self.folder, ignore_errors=True)
-
 
 def seeded(seed):
     return random.Random(seed)
