@@ -105,10 +105,11 @@ torture: deps
 # kill-campaign SIGKILLs oprun at random moments and holds `oprun -n` to the files;
 # concurrent-campaign runs two oprun at once in one folder, RUNS pairs, and looks for lost
 # records. Each appends a line per run to .build/NAME.log and keeps the folder of a run that
-# found something in .build/NAME-kept/.
+# found something in .build/NAME-kept/. With OPRUN set nothing is built (so a campaign does not
+# wait for SwiftPM's lock while `make torture` holds it).
 RUNS ?= 100
 kill-campaign concurrent-campaign: deps
-	$(SWIFT) build --product oprun
+	$(if $(OPRUN),,$(SWIFT) build --product oprun)
 	nice -n 19 python3 scripts/$@.py --runs $(RUNS) --seed $(if $(SEED),$(SEED),1) \
 	  --log $(CURDIR)/.build/$@.log --keep $(CURDIR)/.build/$@-kept
 

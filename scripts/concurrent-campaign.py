@@ -25,6 +25,7 @@ import collections
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -217,7 +218,7 @@ def main():
     ]
     log.write("# " + "\n# ".join(summary) + "\n")
     print("\n".join(summary))
-    fixture.remove()
+    shutil.rmtree(work, ignore_errors=True)  # the folder, the events files
     bad = ["lost records", "runs missing from oprun log", "runs without an end line", "wrong up to date",
            "run by one, not up to date", "leftover processes"]
     return 1 if any(counts[name] for name in bad) else 0

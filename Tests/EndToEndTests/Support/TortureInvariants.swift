@@ -178,19 +178,22 @@ struct TortureInvariants {
   }
 
   /// Every attempt that ended on its own ended as its command says; the last decides the outcome.
+  /// An attempt its time limit cut short, retried or not, did not end on its own: on a loaded
+  /// machine a command that exits well within its limit may not have got that far.
   private mutating func checkAttempts(of job: TortureJob, outcome: String, finish: [String: Any]) {
     let transitions = log.named("transition", job: job.name)
     let attempts = transitions.filter { $0.string("to") == "executing" }.count
     if attempts > job.retries + 1 {
       fail("outcome", "\(job.name) ran \(attempts) attempts with retries \(job.retries)")
     }
+    let cancels = timeLimitCancels(of: job)
     for (position, event) in transitions.enumerated() where event.string("to") == "executing" {
       guard position + 1 < transitions.count else { continue }
       let end = transitions[position + 1]
       let attempt = event.int("attempt") ?? 0
       let ending = job.ending(ofAttempt: attempt)
       let natural = end.string("to") == "ready" || ["succeeded", "failed"].contains(end.string("outcome") ?? "")
-      guard natural else { continue }
+      guard natural, !Self.timedOut(cancels, from: event, to: end) else { continue }
       if end.string("to") == "ready" && ending == .success {
         fail("outcome", "\(job.name) attempt \(attempt) succeeded but was retried")
       }
@@ -327,6 +330,18 @@ struct TortureInvariants {
     }
   }
 
+  /// When `job`'s time limit cancelled an attempt of it.
+  private func timeLimitCancels(of job: TortureJob) -> [Double] {
+    log.named("cancelled", job: job.name).filter { $0.string("reason") == "timeout" }.map { $0.double("t") ?? 0 }
+  }
+
+  /// Whether one of `cancels` came while the attempt that went to executing at `start` ran,
+  /// before the transition `end` ended it (an empty `end`: it never ended).
+  private static func timedOut(_ cancels: [Double], from start: [String: Any], to end: [String: Any]) -> Bool {
+    let (started, ended) = (start.double("t") ?? 0, end.double("t") ?? .infinity)
+    return cancels.contains { $0 >= started && $0 <= ended }
+  }
+
   /// Every line each attempt wrote reaches the human output, attributed to its job; an attempt
   /// that was cancelled or timed out shows a prefix of its lines (its last line may be cut).
   private mutating func checkOutput() {
@@ -337,15 +352,14 @@ struct TortureInvariants {
     var cutJobs: Set<String> = []
     for job in scenario.jobs {
       let transitions = log.named("transition", job: job.name)
-      let timeouts = log.named("cancelled", job: job.name).filter { $0.string("reason") == "timeout" }
+      let cancels = timeLimitCancels(of: job)
       for (position, event) in transitions.enumerated() where event.string("to") == "executing" {
         let attempt = event.int("attempt") ?? 0
         let end = position + 1 < transitions.count ? transitions[position + 1] : [:]
         // An attempt retried after its time limit was cut short, as a timed-out job is.
-        let (started, ended) = (event.double("t") ?? 0, end.double("t") ?? .infinity)
-        let timedOut = timeouts.contains { ($0.double("t") ?? 0) >= started && ($0.double("t") ?? 0) <= ended }
         let whole =
-          !timedOut && (end.string("to") == "ready" || ["succeeded", "failed"].contains(end.string("outcome") ?? ""))
+          !Self.timedOut(cancels, from: event, to: end)
+          && (end.string("to") == "ready" || ["succeeded", "failed"].contains(end.string("outcome") ?? ""))
         if !whole { cutJobs.insert(job.name) }
         for command in 0..<job.commandCount {
           for stream: Character in ["o", "e", "t"] {
