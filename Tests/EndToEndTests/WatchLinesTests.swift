@@ -136,9 +136,10 @@ import Testing
     environment["TMPDIR"] = temporary
     let run = try OprunProcess(
       [manifest, "--events", events], in: logs, environment: environment, standardOutput: FileHandle.nullDevice)
-    try waitUntil("the flood printed") { scene.folder.exists("flooded") }
+    // 90 MB take minutes through a sanitized build on a busy machine: the limits only end a hang.
+    try waitUntil("the flood printed", limit: 900) { scene.folder.exists("flooded") }
     let watch = try scene.startCtl(["watch", "--json"])
-    try waitUntil("the watcher read what was left out") {
+    try waitUntil("the watcher read what was left out", limit: 900) {
       watch.process.standardOutput.contains(#""event":"output-skipped""#) || !watch.process.process.isRunning
     }
     let held = temporaryFileBytes(of: run.pid, under: temporary)
