@@ -173,7 +173,7 @@ private final class Terminal {
     let quoted = command.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
     let colour = noColor ? "export NO_COLOR=1" : "unset NO_COLOR"
     let script =
-      "cd '\(folder.url.path)' && \(colour) && trap : INT && \(quoted); echo $? > oprun.status.part && mv oprun.status.part oprun.status"
+      "cd '\(folder.url.path)' && \(colour) && export XDG_STATE_HOME='\(folder.url.path)/state' && trap : INT && \(quoted); echo $? > oprun.status.part && mv oprun.status.part oprun.status"
     // The server is a fork of the client that starts it and would keep every descriptor the
     // client inherits, Foundation's watch on the client among them: the client is started by a
     // bash that has closed all but the standard three.
