@@ -10,6 +10,7 @@ hold given the inputs as they are now, and fails when the job would fail: one de
 each job, used by the run and by the check.
 """
 
+import argparse
 import os
 import random
 import re
@@ -290,3 +291,15 @@ class Fixture:
 
 def seeded(seed):
     return random.Random(seed)
+
+
+def campaign_arguments(description, name, runs):
+    """The command line both campaigns take; `name` places their log and kept folders under
+    .build/."""
+    parser = argparse.ArgumentParser(description=description.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=runs)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--oprun", default=os.environ.get("OPRUN", ".build/debug/oprun"))
+    parser.add_argument("--log", default=f".build/{name}.log")
+    parser.add_argument("--keep", default=f".build/{name}-kept")
+    return parser.parse_args()

@@ -20,7 +20,6 @@ One line per pair goes to the log; the folder of a pair that found something is 
 `.oprun/` included, under the kept folder.
 """
 
-import argparse
 import collections
 import json
 import os
@@ -31,7 +30,7 @@ import sys
 import tempfile
 import time
 
-from campaign_fixture import JOBS, Fixture
+from campaign_fixture import JOBS, Fixture, campaign_arguments
 
 def closure(target):
     """`target`'s jobs: it and everything it depends on, by instance."""
@@ -44,16 +43,6 @@ def closure(target):
 
 # What the runs are given to run.
 TARGETS = ["merge", "chain2", "folder", "blob", "after", "report", "cutoff", "flaky", "gen"]
-
-
-def parse_arguments():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=50)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--oprun", default=os.environ.get("OPRUN", ".build/debug/oprun"))
-    parser.add_argument("--log", default=".build/concurrent-campaign.log")
-    parser.add_argument("--keep", default=".build/concurrent-campaign-kept")
-    return parser.parse_args()
 
 
 def run_events(events_file):
@@ -97,7 +86,7 @@ def oprun_json(fixture, *arguments):
 
 
 def main():
-    arguments = parse_arguments()
+    arguments = campaign_arguments(__doc__, "concurrent-campaign", runs=50)
     oprun = os.path.abspath(arguments.oprun)
     rng = random.Random(arguments.seed)
     os.makedirs(os.path.dirname(os.path.abspath(arguments.log)), exist_ok=True)

@@ -14,7 +14,6 @@ exactly: when the kill lands depends on the machine. One line per run goes to th
 of a run that found something is copied, `.oprun/` included, under the kept folder.
 """
 
-import argparse
 import collections
 import json
 import os
@@ -26,17 +25,7 @@ import sys
 import tempfile
 import time
 
-from campaign_fixture import JOBS, Fixture
-
-
-def parse_arguments():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=100)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--oprun", default=os.environ.get("OPRUN", ".build/debug/oprun"))
-    parser.add_argument("--log", default=".build/kill-campaign.log")
-    parser.add_argument("--keep", default=".build/kill-campaign-kept")
-    return parser.parse_args()
+from campaign_fixture import JOBS, Fixture, campaign_arguments
 
 
 def job_states(events_file):
@@ -63,7 +52,7 @@ def job_states(events_file):
 
 
 def main():
-    arguments = parse_arguments()
+    arguments = campaign_arguments(__doc__, "kill-campaign", runs=100)
     oprun = os.path.abspath(arguments.oprun)
     rng = random.Random(arguments.seed)
     os.makedirs(os.path.dirname(os.path.abspath(arguments.log)), exist_ok=True)
