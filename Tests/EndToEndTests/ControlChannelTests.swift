@@ -92,16 +92,12 @@ import Testing
 
   @Test func aRefusedRequestExits1WithTheReasonOnStandardError() throws {
     let scene = try ControlScene()
-    try scene.folder.manifest(gatedManifest)
-    let run = try scene.startRun()
-    defer {
-      scene.folder.touch("go")
-      _ = run.process.wait()
+    try scene.whileGatedRunWaits { _ in
+      let refused = try scene.ctl(["cancel", "no-such-job"])
+      #expect(refused.status == 1)
+      #expect(refused.stderr.hasPrefix("oprun: error: ") && refused.stderr.hasSuffix("\n"))
+      #expect(refused.stdout.isEmpty)
     }
-    let refused = try scene.ctl(["cancel", "no-such-job"])
-    #expect(refused.status == 1)
-    #expect(refused.stderr.hasPrefix("oprun: error: ") && refused.stderr.hasSuffix("\n"))
-    #expect(refused.stdout.isEmpty)
   }
 
   @Test(arguments: [

@@ -122,18 +122,14 @@ import Testing
   /// The run answers `oprun ctl` about a job it does not have as a run's command line does.
   @Test func ctlNamesTheClosestJobOrListsTheJobsOfTheRun() throws {
     let scene = try ControlScene()
-    try scene.folder.manifest(gatedManifest)
-    let run = try scene.startRun()
-    defer {
-      scene.folder.touch("go")
-      _ = run.process.wait()
+    try scene.whileGatedRunWaits { _ in
+      let close = try scene.ctl(["cancel", "frist"])
+      #expect(close.status == 1)
+      #expect(close.stderr == "oprun: error: unknown job 'frist' (did you mean 'first'?)\n")
+      let far = try scene.ctl(["cancel", "zzz", "yyy"])
+      #expect(far.status == 1)
+      #expect(
+        far.stderr == "oprun: error: unknown job 'zzz'; unknown job 'yyy'; the jobs are first, second, third and noisy\n")
     }
-    let close = try scene.ctl(["cancel", "frist"])
-    #expect(close.status == 1)
-    #expect(close.stderr == "oprun: error: unknown job 'frist' (did you mean 'first'?)\n")
-    let far = try scene.ctl(["cancel", "zzz", "yyy"])
-    #expect(far.status == 1)
-    #expect(
-      far.stderr == "oprun: error: unknown job 'zzz'; unknown job 'yyy'; the jobs are first, second, third and noisy\n")
   }
 }

@@ -19,13 +19,7 @@ struct SlurmTests {
         not-on-success: {command: echo never, dependencies: [build], run-if: failure}
         both: {commands: [echo one, echo two]}
       """
-    let local = try Scratch()
-    try local.manifest(manifest)
-    let localRun = try runOprun(runArguments(["-k"]), in: local)
-    let cluster = try Scratch()
-    try cluster.manifest(manifest)
-    let clusterRun = try runOprun(runArguments(["-k", "--backend", "slurm"]), in: cluster)
-    #expect(clusterRun.status == localRun.status, "\(clusterRun.stderr)")
+    let (local, cluster, clusterRun) = try runLocallyAndOnTheCluster(manifest)
     #expect(clusterRun.status == 1)
     let expected = [
       "build": "succeeded", "broken": "failed", "test": "succeeded", "after-broken": "skipped",
@@ -59,13 +53,7 @@ struct SlurmTests {
         after-hopeless: {command: touch after-hopeless.ran, dependencies: [hopeless]}
         cleanup: {command: cat hopeless.attempts > cleanup.saw, dependencies: [hopeless], run-if: always}
       """
-    let local = try Scratch()
-    try local.manifest(manifest)
-    let localRun = try runOprun(runArguments(["-k"]), in: local)
-    let cluster = try Scratch()
-    try cluster.manifest(manifest)
-    let clusterRun = try runOprun(runArguments(["-k", "--backend", "slurm"]), in: cluster)
-    #expect(clusterRun.status == localRun.status, "\(clusterRun.stderr)")
+    let (local, cluster, clusterRun) = try runLocallyAndOnTheCluster(manifest)
     #expect(clusterRun.status == 1)
     #expect(!clusterRun.stderr.contains("retr"), "\(clusterRun.stderr)")
     for folder in [local, cluster] {
@@ -272,6 +260,21 @@ struct SlurmTests {
   }
 
   /// The run's jobs still pending or running on the cluster, by the run id its stream gave.
+  /// Runs `manifest` with `-k` in a folder of its own, then on the cluster in another, and
+  /// checks that both runs ended with the same status.
+  private func runLocallyAndOnTheCluster(
+    _ manifest: String, sourceLocation: SourceLocation = #_sourceLocation
+  ) throws -> (local: Scratch, cluster: Scratch, clusterRun: Finished) {
+    let local = try Scratch()
+    try local.manifest(manifest)
+    let localRun = try runOprun(runArguments(["-k"]), in: local)
+    let cluster = try Scratch()
+    try cluster.manifest(manifest)
+    let clusterRun = try runOprun(runArguments(["-k", "--backend", "slurm"]), in: cluster)
+    #expect(clusterRun.status == localRun.status, "\(clusterRun.stderr)", sourceLocation: sourceLocation)
+    return (local, cluster, clusterRun)
+  }
+
   private func runQueued(_ log: EventLog) throws -> [String] {
     let runID = try #require(log.named("run-started").first?.string("run"))
     let text = try squeue(["--noheader", "--states=PENDING,RUNNING,SUSPENDED", "--format=%j"])

@@ -32,6 +32,18 @@ final class ControlScene: @unchecked Sendable {
     return StartedRun(process: process, logs: logs, control: started.string("control"), events: folder.path(events))
   }
 
+  /// Runs `body` while a run of `gatedManifest` waits at its gate, then opens the gate and
+  /// waits for the run to end, whatever `body` did.
+  func whileGatedRunWaits<Result>(_ body: (StartedRun) throws -> Result) throws -> Result {
+    try folder.manifest(gatedManifest)
+    let run = try startRun()
+    defer {
+      folder.touch("go")
+      _ = run.process.wait()
+    }
+    return try body(run)
+  }
+
   /// `oprun ctl ARGS`, run to its end; as another user when `asUID` is given.
   func ctl(_ arguments: [String], asUID uid: Int? = nil) throws -> Finished {
     try startCtl(arguments, asUID: uid).wait()
