@@ -39,6 +39,22 @@ struct Ctl: ParsableCommand {
     throw UsageError(message: "missing COMMAND: one of \(commands)", command: Self.self)
   }
 
+  /// For `oprun ctl … WORD …` where WORD, the first word after ctl's own options, is no
+  /// COMMAND: the usage error that names the closest one, or lists them. ArgumentParser would
+  /// only say "Unexpected argument".
+  static func unknownCommandError(_ arguments: [String]) -> UsageError? {
+    var words = arguments.dropFirst()[...]
+    while let word = words.first, word.hasPrefix("-") {
+      words = words.dropFirst(["--pid", "--manifest"].contains(word) ? 2 : 1)
+    }
+    let names = configuration.subcommands.compactMap { $0.configuration.commandName }
+    guard let word = words.first, !names.contains(word), word != "help" else { return nil }
+    let suggestion = Suggestion.closest(to: word, among: names).map(Suggestion.didYouMean)
+    return UsageError(
+      message: "unknown command '\(word)'" + (suggestion ?? "; the commands are \(names.joined(separator: ", "))"),
+      command: Self.self)
+  }
+
   var selection: ControlClient.Selection {
     if let pid { return .pid(pid) }
     if let manifest { return .manifest(manifest) }

@@ -45,6 +45,10 @@ struct Oprun: ParsableCommand {
       print(script, terminator: "")
       return
     }
+    if arguments.first == "ctl", let unknown = Ctl.unknownCommandError(Array(arguments)) {
+      writeToStandardError(unknown.text)
+      exitProcess(ExitStatus.usage)
+    }
     do {
       var command = try parseAsRoot()
       try command.run()

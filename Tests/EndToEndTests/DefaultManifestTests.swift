@@ -119,6 +119,20 @@ import Testing
       ), "\(run.stderr)")
   }
 
+  /// A misspelt ctl command is answered before any run is looked for, as a misspelt job is.
+  @Test func aMisspeltCtlCommandNamesTheClosestOrListsThem() throws {
+    let scene = try ControlScene()
+    let close = try scene.ctl(["--pid", "1", "cancle", "build"])
+    #expect(close.status == 2)
+    #expect(close.stderr.hasPrefix("oprun: error: unknown command 'cancle' (did you mean 'cancel'?)\n"), "\(close.stderr)")
+    let far = try scene.ctl(["zzzz"])
+    #expect(far.status == 2)
+    #expect(
+      far.stderr.hasPrefix(
+        "oprun: error: unknown command 'zzzz'; the commands are list, status, cancel, cancel-all, suspend, resume, limit, priority, pause, continue, watch\n"
+      ), "\(far.stderr)")
+  }
+
   /// The run answers `oprun ctl` about a job it does not have as a run's command line does.
   @Test func ctlNamesTheClosestJobOrListsTheJobsOfTheRun() throws {
     let scene = try ControlScene()
