@@ -140,9 +140,12 @@ final class RunSession {
     }
     let inputs = FileListings(.inputs, manifestPath: configuration.manifestPath)
     let outputs = FileListings(.outputs, manifestPath: configuration.manifestPath)
+    let journals = JournalFolder(manifestPath: configuration.manifestPath)
     return FileTracking(
       checker: delivery, records: fileRecords, recordedInputs: { inputs.listing(digest: $0) },
-      recordedOutputs: { outputs.listing(digest: $0) }, force: configuration.force)
+      recordedOutputs: { outputs.listing(digest: $0) }, force: configuration.force,
+      locks: plan.locksSince.map { JobLocks(manifestPath: configuration.manifestPath, lookedAt: $0) },
+      newestRecord: { journals.newestRecords(of: [$0]).records[$0] })
   }
 
   /// Removes the listings of inputs and of outputs that only records this run replaced named:
