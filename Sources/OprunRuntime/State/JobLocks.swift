@@ -73,13 +73,13 @@ public final class JobLocks {
       if failure == EWOULDBLOCK { return .heldElsewhere(pid: holder?.pid) }
       return .unavailable("cannot lock '\(path)': \(errorMessage(failure))")
     }
-    let previous = LockStamp(readingFrom: descriptor)
-    LockStamp(isHeld: true, pid: getpid(), time: MonotonicClock.now()).write(to: descriptor)
+    // An empty file was never held (a holder stamps it first); one that cannot be read may be anything.
     let changedSince: Bool =
-      switch previous {
-      case nil: Self.isEmpty(descriptor) ? false : true
+      switch LockStamp(readingFrom: descriptor) {
+      case nil: !Self.isEmpty(descriptor)
       case let stamp?: stamp.isHeld || stamp.time >= lookedAt
       }
+    LockStamp(isHeld: true, pid: getpid(), time: MonotonicClock.now()).write(to: descriptor)
     return .taken(JobLock(descriptor: descriptor), changedSince: changedSince)
   }
 
