@@ -42,6 +42,9 @@ public final class JobLocks {
     case taken(JobLock, changedSince: Bool)
     /// Another run holds it now; `pid` is that oprun's, when its lock file says.
     case heldElsewhere(pid: Int32?)
+    /// This process may open no more files now (EMFILE, ENFILE): one of its own locks, or
+    /// anything else it has open, must be closed first.
+    case outOfDescriptors
     /// The lock cannot be had (a file that is not this user's regular file, an error): why.
     case unavailable(String)
   }
@@ -59,7 +62,10 @@ public final class JobLocks {
     }
     let path = file(of: job)
     let descriptor = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
-    guard descriptor >= 0 else { return .unavailable("cannot open '\(path)': \(errorMessage(errno))") }
+    guard descriptor >= 0 else {
+      if errno == EMFILE || errno == ENFILE { return .outOfDescriptors }
+      return .unavailable("cannot open '\(path)': \(errorMessage(errno))")
+    }
     var status = stat()
     guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_uid == geteuid() else {
       close(descriptor)

@@ -21,6 +21,8 @@ extension RunDriver {
       if announce { publish(.waitingForOtherRun(job: job, pid: pid)) }
       scheduleLockRetry()
       return false
+    case .waitsForRoom:
+      return false
     case .unavailable(let reason):
       if !locks!.hasWarned {
         locks!.hasWarned = true
@@ -43,11 +45,24 @@ extension RunDriver {
     }
   }
 
+  /// The next job that waited for one of this run's locks to be released, if there is room
+  /// now: its lock is tried at once. A job cancelled meanwhile is passed over. False when
+  /// there was none to try.
+  func checkNextJobWithRoom() -> Bool {
+    guard locks != nil else { return false }
+    while let job = locks!.nextWithRoom() {
+      if engine.isCancelled(job) { continue }
+      checkFiles(of: job)
+      return true
+    }
+    return false
+  }
+
   /// A cancelled job gives up waiting for its lock; the timer goes when nothing waits.
   func abandonLockWait(of job: JobID) {
     guard locks != nil else { return }
     locks!.stopWaiting(job)
-    if locks!.waiting.isEmpty, let timer = locks!.retryTimer {
+    if locks!.waitingForOtherRuns == 0, let timer = locks!.retryTimer {
       clock.cancelTimer(timer)
       locks!.retryTimer = nil
     }

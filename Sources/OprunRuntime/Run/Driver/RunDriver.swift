@@ -151,6 +151,7 @@ public final class RunDriver {
       steps.removeAll(keepingCapacity: true)
       nextStep = 0
       if retryLaunchesWaitingForResources() { continue }
+      if checkNextJobWithRoom() { continue }
       if let job = engine.nextCheck() {
         checkFiles(of: job)
         continue
