@@ -10,8 +10,10 @@ import OprunCore
 /// the job's name (its instance's, for a matrix job): what a record is kept under, so the
 /// lock guards exactly what one record says. An exclusive `flock` on it is the lock; the
 /// kernel drops it with the descriptor, so a run killed by SIGKILL blocks no later run. The
-/// file says who holds it (`held PID TIME`) or last released it (`free PID TIME`, written
-/// after the record), TIME on CLOCK_MONOTONIC, which every process of the machine shares.
+/// file says who holds it to run the job (`held PID TIME`, written once the job is found to
+/// run) or last released it after running it (`free PID TIME`, written after the record), TIME
+/// on CLOCK_MONOTONIC, which every process of the machine shares. A run that finds the job up
+/// to date writes nothing there: it changed no file, and its record says what the last one said.
 /// Files are opened without following a link, close-on-exec, mode 0600, in a `.oprun/` that
 /// ``StateFolder/open()`` found fit; they are never removed (removing a lock file races with
 /// a run that has it open), and `.oprun/` may still be deleted at any time.
@@ -40,7 +42,8 @@ public final class JobLocks {
     /// Taken: held until ``JobLock/release()``. `changedSince`: another run held it after this
     /// run read the records and began to look at files, so neither may be trusted for it.
     case taken(JobLock, changedSince: Bool)
-    /// Another run holds it now; `pid` is that oprun's, when its lock file says.
+    /// Another run holds it now; `pid` is that oprun's, when its lock file says (once it has
+    /// found the job to run).
     case heldElsewhere(pid: Int32?)
     /// This process may open no more files now (EMFILE, ENFILE): one of its own locks, or
     /// anything else it has open, must be closed first.
@@ -76,16 +79,16 @@ public final class JobLocks {
       if failure == EINTR { continue }
       let holder = LockStamp(readingFrom: descriptor)
       close(descriptor)
-      if failure == EWOULDBLOCK { return .heldElsewhere(pid: holder?.pid) }
+      if failure == EWOULDBLOCK { return .heldElsewhere(pid: holder.flatMap { $0.isHeld ? $0.pid : nil }) }
       return .unavailable("cannot lock '\(path)': \(errorMessage(failure))")
     }
-    // An empty file was never held (a holder stamps it first); one that cannot be read may be anything.
+    // An empty file was never held to run the job (a holder stamps it before the job
+    // starts); one that cannot be read may be anything.
     let changedSince: Bool =
       switch LockStamp(readingFrom: descriptor) {
       case nil: !Self.isEmpty(descriptor)
       case let stamp?: stamp.isHeld || stamp.time >= lookedAt
       }
-    LockStamp(isHeld: true, pid: getpid(), time: MonotonicClock.now()).write(to: descriptor)
     return .taken(JobLock(descriptor: descriptor), changedSince: changedSince)
   }
 
@@ -98,16 +101,26 @@ public final class JobLocks {
 /// A job's lock, held until ``release()`` (or until the process ends).
 final class JobLock {
   private var descriptor: Int32
+  /// The job was found to run: the file says so, and says when it was released.
+  private var isRunning = false
 
   init(descriptor: Int32) {
     self.descriptor = descriptor
   }
 
-  /// Says the lock was released now, then releases it. Called once the job's record is
-  /// written: a run that takes it later knows the record may be newer than what it read.
+  /// The job runs: the file names this oprun as its holder (what a run waiting for it shows),
+  /// and one that finds it so later knows this run may have died with the job half done.
+  func markRunning() {
+    guard descriptor >= 0, !isRunning else { return }
+    isRunning = true
+    LockStamp(isHeld: true, pid: getpid(), time: MonotonicClock.now()).write(to: descriptor)
+  }
+
+  /// Releases it; after a job that ran, once its record is written, the file says so first:
+  /// a run that takes it later knows the files and the record may be newer than what it read.
   func release() {
     guard descriptor >= 0 else { return }
-    LockStamp(isHeld: false, pid: getpid(), time: MonotonicClock.now()).write(to: descriptor)
+    if isRunning { LockStamp(isHeld: false, pid: getpid(), time: MonotonicClock.now()).write(to: descriptor) }
     close(descriptor)
     descriptor = -1
   }

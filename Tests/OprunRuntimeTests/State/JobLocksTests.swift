@@ -22,6 +22,12 @@ import Testing
     }
     #expect(!changedSince, "no run held it before")
     // flock excludes another open file, in this process as in another.
+    guard case .heldElsewhere(let unknown) = locks.take("gen") else {
+      Issue.record("a held lock is not taken twice")
+      return
+    }
+    #expect(unknown == nil, "its holder is named once it runs the job")
+    lock.markRunning()
     guard case .heldElsewhere(let pid) = locks.take("gen") else {
       Issue.record("a held lock is not taken twice")
       return
@@ -48,6 +54,7 @@ import Testing
       Issue.record("a free lock is taken")
       return
     }
+    lock.markRunning()
     lock.release()
     guard case .taken(let again, let changedSince) = earlier.take("gen") else {
       Issue.record("a released lock is taken")
@@ -62,6 +69,24 @@ import Testing
     }
     #expect(!changedSinceLater, "released before this run began to look")
     third.release()
+  }
+
+  @Test func aRunThatFindsTheJobUpToDateLeavesTheFileAsItWas() throws {
+    let folder = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let locks = locks(in: folder)
+    guard case .taken(let lock, _) = locks.take("gen") else {
+      Issue.record("a free lock is taken")
+      return
+    }
+    lock.release()
+    #expect(FileManager.default.contents(atPath: locks.file(of: "gen")) == Data(), "nothing written")
+    guard case .taken(let again, let changedSince) = locks.take("gen") else {
+      Issue.record("a released lock is taken")
+      return
+    }
+    #expect(!changedSince, "nothing ran")
+    again.release()
   }
 
   @Test func aLockLeftHeldByARunThatDiedIsNews() throws {

@@ -129,6 +129,11 @@ struct LockTable {
     waits[job] = .none
   }
 
+  /// The job was found to run: its lock file says so (``JobLock/markRunning()``).
+  func markRunning(_ job: JobID) {
+    held[job]?.markRunning()
+  }
+
   /// The job finished and its record is written: its lock, if it held one, is released.
   mutating func release(_ job: JobID) {
     guard let lock = held[job] else { return }
