@@ -104,8 +104,8 @@ torture: deps
 # outputs, from SEED (1 unless told), against OPRUN when set, else the debug build, under nice.
 # kill-campaign SIGKILLs oprun at random moments and holds `oprun -n` to the files;
 # concurrent-campaign runs two oprun at once in one folder, RUNS pairs, and looks for lost
-# records. Each appends a line per run to .build/NAME.log and keeps the folder of a run that
-# found something in .build/NAME-kept/. With OPRUN set nothing is built (so a campaign does not
+# records and for jobs both ran. Each appends a line per run to .build/NAME.log and keeps the
+# folder of a run that found something in .build/NAME-kept/. With OPRUN set nothing is built (so a campaign does not
 # wait for SwiftPM's lock while `make torture` holds it).
 RUNS ?= 100
 kill-campaign concurrent-campaign: deps

@@ -905,7 +905,7 @@ extension EventLog {
 }
 
 /// What follows the job's name on the first human line `TIME STATE JOB …` for `state` and `job`.
-private func timelineLine(_ output: String, _ state: String, _ job: String) -> String? {
+func timelineLine(_ output: String, _ state: String, _ job: String) -> String? {
   for line in output.split(separator: "\n") {
     let words = line.split(separator: " ")
     if words.count >= 3, words[1] == state, words[2] == job { return words.dropFirst(3).joined(separator: " ") }

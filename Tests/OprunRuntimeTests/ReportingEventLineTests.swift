@@ -30,7 +30,7 @@ import Testing
       if decoded != Self.asWritten(event) { return }
       kindsSeen.insert(value["event"]?.stringValue ?? "")
     }
-    #expect(kindsSeen.count == 15, "\(kindsSeen.sorted())")
+    #expect(kindsSeen.count == 16, "\(kindsSeen.sorted())")
   }
 
   @Test func aLineThatNamesWhatTheGraphHasNotGotOrLacksAFieldIsNoEvent() throws {
@@ -131,7 +131,7 @@ private struct Random {
     let job = below(graph.jobs.count)
     let queue = below(graph.queues.count)
     let kind: RunEvent.Kind
-    switch below(16) {
+    switch below(17) {
     case 0:
       let queues = graph.queues.map { QueueNode(name: $0.name, maxConcurrent: 1 + below(64)) }
       kind = .runStarted(queues: queues, jobs: graph.jobs.count, run: text(), control: chance() ? text() : nil)
@@ -156,6 +156,7 @@ private struct Random {
         ? .completionStarted(job: job, pid: Int32(1 + below(99_999)))
         : .completion(job: job, termination: termination())
     case 14: kind = .warning(text())
+    case 15: kind = .waitingForOtherRun(job: job, pid: chance() ? Int32(1 + below(4_000_000)) : nil)
     default:
       kind = .runFinished(
         exitCode: Int32(below(256)), counts: Dictionary(uniqueKeysWithValues: Outcome.allCases.map { ($0, below(9)) }))

@@ -156,6 +156,20 @@ import Testing
     #expect(try object(lines[0])["error"] == nil)
   }
 
+  /// SPEC §10: `waiting` {`job`, `pid`}: a ready job waits for another oprun that runs it, whose
+  /// pid its lock names (null when it does not yet).
+  @Test func aJobWaitingForAnotherRunIsAnEventNamingThatRunsPid() {
+    let lines = stream([
+      RunEvent(time: 1, .waitingForOtherRun(job: 1, pid: 4242)),
+      RunEvent(time: 2, .waitingForOtherRun(job: 0, pid: nil)),
+    ])
+    #expect(
+      lines == [
+        #"{"t":1,"event":"waiting","job":"build \"main\"","pid":4242}"#,
+        #"{"t":2,"event":"waiting","job":"fetch","pid":null}"#,
+      ])
+  }
+
   @Test func completionsReportTheirExitCodeOrSignal() {
     let lines = stream([
       RunEvent(time: 1, .completionStarted(job: 0, pid: 77)),

@@ -96,6 +96,19 @@ import Testing
     #expect(shownLine(out).hasSuffix("\n[0/3] running: build, lint · 0.8s"))
   }
 
+  @Test func aJobWaitingForAnotherRunIsOnTheLineUntilItLeavesReady() {
+    let graph = makeGraph(jobs: ["build", "gen", "test"])
+    let (reporter, out) = report(
+      [
+        transition(0, .ready, .executing, pids: [10], at: 0.1),
+        RunEvent(time: 0.2, .waitingForOtherRun(job: 1, pid: 4242)),
+      ], graph: graph)
+    #expect(shownLine(out).hasSuffix("\n[0/3] running: build · waiting for another oprun: gen · 0.2s"))
+    reporter.observe(transition(1, .ready, .finished, outcome: .succeeded, at: 0.4))
+    out.sink.flush()
+    #expect(shownLine(out).hasSuffix("\n[1/3] running: build · 0.4s"))
+  }
+
   @Test func aRunBeingCancelledSaysWhatItWaitsFor() {
     let (reporter, out) = report([
       transition(0, .ready, .executing, pids: [10], at: 0.1),

@@ -78,6 +78,8 @@ public enum EventLine {
       guard let uid = number(value["peer_uid"], as: UInt32.self), let pid = number(value["peer_pid"], as: Int32.self)
       else { return nil }
       return .controlRefused(peerUID: uid, peerPID: pid)
+    case "waiting":
+      return job().map { .waitingForOtherRun(job: $0, pid: number(value["pid"], as: Int32.self)) }
     case "paused":
       return job().map { .paused(job: $0) }
     case "continued":

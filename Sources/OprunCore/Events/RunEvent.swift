@@ -169,6 +169,10 @@ public struct RunEvent: Sendable, Equatable {
     case control(command: String, args: [String], ok: Bool, peerUID: UInt32, peerPID: Int32, error: String?)
     /// A peer of another user was refused by the control channel; nothing of its request was read.
     case controlRefused(peerUID: UInt32, peerPID: Int32)
+    /// A ready job waits for another oprun in the same folder that runs it now (SPEC §10):
+    /// that run holds the job's lock, and `pid` is that oprun's, when its lock says. The job
+    /// decides again whether it runs once the lock is free.
+    case waitingForOtherRun(job: JobID, pid: Int32?)
     /// An executing job's processes were stopped (`oprun ctl pause`); it keeps its slot.
     case paused(job: JobID)
     /// A paused job's processes were continued.

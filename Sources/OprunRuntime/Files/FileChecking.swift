@@ -21,6 +21,13 @@ extension FileSetRequest {
 /// hands each snapshot back on that thread, later — never from inside the call.
 public protocol FileChecking: AnyObject {
   func snapshot(_ request: FileSetRequest, then deliver: @escaping (FileSnapshot) -> Void)
+  /// Drops what was looked at of `request` before it was asked for: another run may have
+  /// changed those files since, and the next snapshot must look at them as they are.
+  func forgetEarlierLook(at request: FileSetRequest)
+}
+
+extension FileChecking {
+  public func forgetEarlierLook(at request: FileSetRequest) {}
 }
 
 extension FileSnapshotDelivery: FileChecking {}

@@ -45,6 +45,11 @@ public final class FileSnapshotDelivery {
     }
   }
 
+  /// Drops the snapshot of `request` begun before the run asked for it, if any.
+  public func forgetEarlierLook(at request: FileSetRequest) {
+    _ = hasher.claimPrefetched(request)
+  }
+
   /// Stops watching the loop; snapshots still under way are dropped when they finish.
   public func close() {
     loop.unwatch(fd: wakeUpReader)

@@ -87,6 +87,7 @@ public final class EventStreamWriter: RunObserver {
     case .priority: "priority"
     case .control: "control"
     case .controlRefused: "control-refused"
+    case .waitingForOtherRun: "waiting"
     case .paused: "paused"
     case .continued: "continued"
     case .output: nil
@@ -136,6 +137,9 @@ public final class EventStreamWriter: RunObserver {
     case .controlRefused(let peerUID, let peerPID):
       object.field("peer_uid", Int(peerUID))
       object.field("peer_pid", Int(peerPID))
+    case .waitingForOtherRun(let job, let pid):
+      writeJob(job, to: &object)
+      object.field("pid", pid.map(Int.init))
     case .paused(let job), .continued(let job):
       writeJob(job, to: &object)
     case .completionStarted(let job, let pid):

@@ -75,6 +75,10 @@ public final class HumanReporter: RunObserver {
       showControl(at: event.time, command: command, args: args, ok: ok, error: error)
     case .controlRefused(let peerUID, let peerPID):
       showWarning("control: refused a request from uid \(peerUID) (pid \(peerPID)): not this run's user")
+    case .waitingForOtherRun(let job, let pid):
+      statusLine?.recordWaiting(of: job)
+      let holder = pid.map { "another oprun (pid \($0))" } ?? "another oprun"
+      showLine(at: event.time, "waiting", jobName(job), "for \(holder) running it in this folder")
     case .paused(let job):
       statusLine?.recordPause(of: job, paused: true)
       showLine(at: event.time, "paused", jobName(job))

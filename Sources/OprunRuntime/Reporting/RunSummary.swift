@@ -94,7 +94,7 @@ public struct RunSummary: Sendable, Equatable {
       wallTime = event.time
       self.exitCode = exitCode
     case .queueState, .limit, .priority, .completionStarted, .completion, .warning, .control, .controlRefused, .paused,
-      .continued, .cancelling:
+      .continued, .cancelling, .waitingForOtherRun:
       break
     }
   }

@@ -2,10 +2,11 @@ import OprunCore
 
 /// The live line kept under the timeline on a terminal, as ninja's:
 /// `[12/40] running: build, lint · 3.2s`, `[12/40] running: build · paused: lint ·
-/// suspended: io · 3.2s`, `[12/40] cancelling: build · 5.0s`. It holds what the line says —
-/// jobs finished, jobs executing in the order they started, which of them are paused, the
-/// queues suspended, whether the run is being cancelled — and renders it to fit the
-/// terminal's width; the reporter decides when it is drawn and erased.
+/// suspended: io · 3.2s`, `[12/40] nothing running · waiting for another oprun: gen · 0.4s`,
+/// `[12/40] cancelling: build · 5.0s`. It holds what the line says — jobs finished, jobs
+/// executing in the order they started, which of them are paused, the ready jobs that wait
+/// for another run, the queues suspended, whether the run is being cancelled — and renders it
+/// to fit the terminal's width; the reporter decides when it is drawn and erased.
 struct StatusLine {
   /// Erases the line the cursor is on: back to its start, then clear to its end.
   static let erase = "\r\u{1B}[K"
@@ -16,6 +17,8 @@ struct StatusLine {
   private(set) var running: [JobID] = []
   /// Executing jobs whose processes are stopped (`ctl pause`), in the order they were.
   private(set) var paused: [JobID] = []
+  /// Ready jobs waiting for another oprun that runs them now, in the order they began to.
+  private(set) var waiting: [JobID] = []
   /// Queues suspended now, in the order they were.
   private(set) var suspended: [QueueID] = []
   /// The run is being cancelled (Ctrl-C, SIGTERM): what executes is what it waits for.
@@ -38,6 +41,7 @@ struct StatusLine {
   /// Takes a transition into account: a job that starts executing joins `running`; one that
   /// leaves executing (finished, or back to ready for a retry) leaves it.
   mutating func record(_ transition: Transition, interactive: Bool) {
+    if transition.from == .ready { waiting.removeAll { $0 == transition.job } }
     if transition.from == .executing {
       running.removeAll { $0 == transition.job }
       paused.removeAll { $0 == transition.job }
@@ -55,6 +59,11 @@ struct StatusLine {
   mutating func recordPause(of job: JobID, paused isPaused: Bool) {
     paused.removeAll { $0 == job }
     if isPaused { paused.append(job) }
+  }
+
+  /// A ready job began to wait for another oprun; it stops when it leaves ready.
+  mutating func recordWaiting(of job: JobID) {
+    if !waiting.contains(job) { waiting.append(job) }
   }
 
   /// A queue was suspended or resumed.
@@ -77,6 +86,7 @@ struct StatusLine {
     let active = running.filter { !paused.contains($0) }
     if !active.isEmpty || (paused.isEmpty && suspended.isEmpty) { parts.append((word, active.map(name), "job")) }
     if !paused.isEmpty { parts.append((" paused: ", paused.map(name), "job")) }
+    if !waiting.isEmpty { parts.append((" waiting for another oprun: ", waiting.map(name), "job")) }
     if !suspended.isEmpty { parts.append((" suspended: ", suspended.map(queueName), "queue")) }
     // The room the names may take: what the counter, the words, the separators and the time leave.
     var room = width - counter.count - time.count

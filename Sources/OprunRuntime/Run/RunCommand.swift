@@ -27,4 +27,6 @@ public enum RunCommand: Sendable, Equatable {
   case control(ControlRequest, reply: ControlReply)
   /// A peer the control channel refused (another user); nothing of its request was read.
   case controlRefused(peerUID: UInt32, peerPID: Int32)
+  /// Time to try again the locks that jobs wait for, which other runs held (SPEC §10).
+  case retryLocks
 }

@@ -13,6 +13,8 @@ extension RunPlan {
   /// short. A real run (not `-n`) also fits the graph to its backend and to the descriptors
   /// the process may open.
   static func prepare(_ configuration: RunConfiguration) -> Result<PreparedRun, RunCommandLine.Message> {
+    // Before anything is read: another run's lock released after this is news to this run.
+    let preparedAt = MonotonicClock.now()
     // A .oprun/ another user controls is not used: the run goes on as with --no-journal (SPEC §9).
     let state = StateFolder(manifestPath: configuration.manifestPath).open()
     let usesState = (try? state.get()) != nil
@@ -59,6 +61,7 @@ extension RunPlan {
       if usesState {
         let (records, recordWarnings) = journals.newestRecords(of: tracked)
         plan.fileRecords = records
+        plan.locksSince = preparedAt
         warnings += recordWarnings
       } else {
         plan.fileRecords = [:]

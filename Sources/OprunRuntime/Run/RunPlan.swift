@@ -27,6 +27,11 @@ public struct RunPlan {
   /// The run keeps a journal: asked for (not `--no-journal`), and the manifest's `.oprun/`
   /// may be used (SPEC §9).
   public var keepsJournal: Bool
+  /// When files decide and the manifest's `.oprun/` may be used (with `--no-journal` too: such
+  /// a run writes outputs as well), jobs with outputs take locks between runs (SPEC §10):
+  /// the ``MonotonicClock`` reading taken before the records were read and the files first
+  /// looked at. Nil: no lock is taken.
+  public var locksSince: Double?
   /// `--schedule critical-path`'s order among equals in priority; nil for FIFO.
   public var criticalPath: CriticalPath?
   /// What was found while preparing the run, for the user before it begins.

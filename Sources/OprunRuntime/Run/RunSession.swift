@@ -48,7 +48,8 @@ final class RunSession {
       id: (try? newJournal?.get())?.run ?? RunID.make(), manifestPath: configuration.manifestPath)
     let slurm = plan.backend == .slurm ? slurmBackend(local: local, run: identity.id) : nil
     let backend: any JobBackend = slurm ?? local
-    let driver = RunDriver(plan: plan, fileTracking: fileTracking(), backend: backend, clock: loop)
+    let driver = RunDriver(
+      plan: plan, fileTracking: fileTracking(ownJournal: (try? newJournal?.get())?.file), backend: backend, clock: loop)
     local.onWarning = { [unowned driver] in driver.warn($0) }
     slurm?.onWarning = { [unowned driver] in driver.warn($0) }
     var warnings = plan.warnings
@@ -131,8 +132,9 @@ final class RunSession {
       outputFolder: state.slurmOutput(run: run), environment: JobEnvironment.inherited())
   }
 
-  /// What lets files decide whether jobs run, when some job declares inputs or outputs.
-  private func fileTracking() -> FileTracking? {
+  /// What lets files decide whether jobs run, when some job declares inputs or outputs;
+  /// `ownJournal` is this run's, which holds no record yet of a job it has not finished.
+  private func fileTracking(ownJournal: String?) -> FileTracking? {
     guard let fileRecords = plan.fileRecords, let hasher else { return nil }
     guard let delivery = try? FileSnapshotDelivery(hasher: hasher, loop: loop) else {
       // Without a way to hear from the hashing threads, every job runs, as without inputs.
@@ -140,9 +142,12 @@ final class RunSession {
     }
     let inputs = FileListings(.inputs, manifestPath: configuration.manifestPath)
     let outputs = FileListings(.outputs, manifestPath: configuration.manifestPath)
+    let follower = JournalFollower(folder: JournalFolder(manifestPath: configuration.manifestPath), ownJournal: ownJournal)
     return FileTracking(
       checker: delivery, records: fileRecords, recordedInputs: { inputs.listing(digest: $0) },
-      recordedOutputs: { outputs.listing(digest: $0) }, force: configuration.force)
+      recordedOutputs: { outputs.listing(digest: $0) }, force: configuration.force,
+      locks: plan.locksSince.map { JobLocks(manifestPath: configuration.manifestPath, lookedAt: $0) },
+      newestRecord: { follower.newestRecord(of: $0) })
   }
 
   /// Removes the listings of inputs and of outputs that only records this run replaced named:

@@ -7,6 +7,8 @@ import OprunCore
 /// - `inputs/`: the listings of inputs that journal records name by digest;
 /// - `outputs/`: the listings of outputs that records of jobs with many name by digest;
 /// - `hashes`: the hash cache;
+/// - `locks/`: one lock file per job with outputs that a run has run, which a run holds while
+///   it decides, runs and records that job, so that two runs never run it at once;
 /// - `slurm/RUN-ID/`: the output of a Slurm run's jobs.
 public struct StateFolder: Sendable, Equatable {
   /// The folder's name, in the manifest's folder.
@@ -50,6 +52,8 @@ public struct StateFolder: Sendable, Equatable {
   public var inputs: String { path + "/inputs" }
   /// The listings of outputs kept apart from their records, one file per digest.
   public var outputs: String { path + "/outputs" }
+  /// The locks of jobs between runs, one file per job (``JobLocks``).
+  public var locks: String { path + "/locks" }
   /// The hash cache's file.
   public var hashes: String { path + "/hashes" }
   /// The output of the jobs of the Slurm run `run` (its RUN-ID).

@@ -61,13 +61,14 @@ final class OprunProcess: @unchecked Sendable {
   let stderrPath: String
 
   /// Starts `executable` (oprun unless told) with `arguments` in `folder`; its standard output
-  /// goes to `standardOutput` when given.
+  /// goes to `standardOutput` when given, else to `NAME.stdout` in the folder (`oprun` unless
+  /// told: two at once in one folder need two names), its standard error to `NAME.stderr`.
   init(
     _ arguments: [String], in folder: Scratch, environment: [String: String] = [:], executable: String = oprunBinary,
-    standardOutput: FileHandle? = nil
+    standardOutput: FileHandle? = nil, named name: String = "oprun"
   ) throws {
-    stdoutPath = folder.path("oprun.stdout")
-    stderrPath = folder.path("oprun.stderr")
+    stdoutPath = folder.path(name + ".stdout")
+    stderrPath = folder.path(name + ".stderr")
     _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
     _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
     process.executableURL = URL(fileURLWithPath: executable)

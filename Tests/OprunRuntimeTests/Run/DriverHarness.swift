@@ -142,6 +142,8 @@ final class RecordedEvents: RunObserver {
       return "\(name(job)) paused"
     case .continued(let job):
       return "\(name(job)) continued"
+    case .waitingForOtherRun(let job, let pid):
+      return "\(name(job)) waiting for pid \(pid.map(String.init) ?? "?")"
     case .cancelling(let signal, let jobs, let waiting, let grace, let killing):
       let waitingNames = waiting.map(name).joined(separator: ",")
       return killing

@@ -12,16 +12,25 @@ public struct FileTracking {
   public var recordedOutputs: (String) -> FileListing?
   /// `--force`: every job runs, and its files are recorded.
   public var force: Bool
+  /// The locks between runs in this folder, when its `.oprun/` may be used: a job with
+  /// outputs is decided, run and recorded holding its own. Nil: no lock is taken.
+  public var locks: JobLocks?
+  /// The newest record that stands of the job named, read again: another run may have
+  /// written one since `records` were read.
+  public var newestRecord: (String) -> JournalRecord?
 
   public init(
     checker: any FileChecking, records: [String: JournalRecord], recordedInputs: @escaping (String) -> FileListing?,
-    recordedOutputs: @escaping (String) -> FileListing? = { _ in nil }, force: Bool
+    recordedOutputs: @escaping (String) -> FileListing? = { _ in nil }, force: Bool, locks: JobLocks? = nil,
+    newestRecord: @escaping (String) -> JournalRecord? = { _ in nil }
   ) {
     self.checker = checker
     self.records = records
     self.recordedInputs = recordedInputs
     self.recordedOutputs = recordedOutputs
     self.force = force
+    self.locks = locks
+    self.newestRecord = newestRecord
   }
 }
 
@@ -44,7 +53,8 @@ enum FilesSeen {
 /// never changes after: it is what its dependents compare. All per-job state is indexed by
 /// job and updated in place.
 struct FileTracker {
-  let tracking: FileTracking
+  /// What the run was given; a job's record is replaced when another run may have written a newer one.
+  private(set) var tracking: FileTracking
   /// Every job's fingerprint (SPEC §9), from the plan.
   let fingerprints: [JobFingerprint]
   private var checks: [FileCheckInProgress?]
@@ -76,6 +86,12 @@ struct FileTracker {
     /// What its inputs and its outputs matched once its commands succeeded.
     var inputsAfter: FileSnapshot?
     var outputsAfter: FileSnapshot?
+  }
+
+  /// Another run held the job's lock since its record was read: its newest record now.
+  mutating func readRecordAgain(of job: JobID, in graph: JobGraph) {
+    let name = graph.jobs[job].name
+    tracking.records[name] = tracking.newestRecord(name)
   }
 
   /// The job's files are being asked for.

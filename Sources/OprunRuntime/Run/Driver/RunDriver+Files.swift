@@ -3,9 +3,10 @@ import OprunCore
 /// Files deciding whether a job runs (SPEC §10): the driver asks the checker, hands the
 /// answers to its ``FileTracker`` part as steps, and tells the engine what it decided.
 extension RunDriver {
-  /// Asks for the job's inputs and outputs as they are now; the answers come back as steps.
+  /// Asks for the job's inputs and outputs as they are now, once it holds its lock between
+  /// runs (when it needs one); the answers come back as steps.
   func checkFiles(of job: JobID) {
-    guard let checker = files?.tracking.checker else { return }
+    guard let checker = files?.tracking.checker, takeLockBeforeCheck(of: job) else { return }
     files!.beginCheck(of: job)
     let node = graph.jobs[job]
     checker.snapshot(.inputs(of: node, in: graph)) { [unowned self] snapshot in
@@ -26,6 +27,7 @@ extension RunDriver {
       break
     }
     guard let decision = files?.received(seen, of: job, in: graph) else { return }
+    if decision != .upToDate { locks?.markRunning(job) }
     engine.checked(job, decision: decision)
   }
 

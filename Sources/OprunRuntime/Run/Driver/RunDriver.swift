@@ -37,6 +37,8 @@ public final class RunDriver {
   var submissions: ClusterSubmissions?
   /// When files decide whether jobs run (SPEC §10): each job's files, from look to record.
   var files: FileTracker?
+  /// When files decide and `.oprun/` may be used: the locks between runs of jobs with outputs.
+  var locks: LockTable?
 
   /// Set while the engine hears how an attempt ended: the termination its transition carries.
   var endingAttempt: (job: JobID, termination: Termination)?
@@ -64,6 +66,7 @@ public final class RunDriver {
     if let fileTracking, plan.tracksFiles {
       let fingerprints = plan.fingerprints.count == graph.jobs.count ? plan.fingerprints : graph.fingerprints()
       files = FileTracker(tracking: fileTracking, fingerprints: fingerprints)
+      if let jobLocks = fileTracking.locks { locks = LockTable(locks: jobLocks, graph: graph) }
     }
     engine = QueueEngine(
       graph: graph, failurePolicy: plan.failurePolicy, resumePlan: plan.resumePlan, criticalPath: plan.criticalPath,
@@ -148,6 +151,7 @@ public final class RunDriver {
       steps.removeAll(keepingCapacity: true)
       nextStep = 0
       if retryLaunchesWaitingForResources() { continue }
+      if checkNextJobWithRoom() { continue }
       if let job = engine.nextCheck() {
         checkFiles(of: job)
         continue
@@ -224,6 +228,8 @@ public final class RunDriver {
     case .controlRefused(let peerUID, let peerPID):
       // Only between run-started and run-finished, which stay the first and last events.
       if lifecycle.isInProgress { publish(.controlRefused(peerUID: peerUID, peerPID: peerPID)) }
+    case .retryLocks:
+      retryLocks()
     }
   }
 
@@ -232,6 +238,7 @@ public final class RunDriver {
   fileprivate func engineEvent(_ event: RunEvent) {
     guard case .transition(var transition) = event.kind else {
       bus.deliver(event)
+      if case .cancelled(let job, _) = event.kind, locks != nil { abandonLockWait(of: job) }
       if case .cancelled(let job, let reason) = event.kind, attempts[job] != nil {
         take(.signalCancelled(job, reason, attempt: engine.attempt(of: job)))
       } else if case .cancelled(let job, _) = event.kind, cluster?.awaitedAttempt(of: job) != nil {
@@ -248,6 +255,8 @@ public final class RunDriver {
     }
     files?.annotate(&transition)
     bus.deliver(RunEvent(time: event.time, .transition(transition)))
+    // Its record is written now (the journal observes first): another run may decide it.
+    if transition.to == .finished { locks?.release(transition.job) }
     // A job finished without running may still be queued where a cluster put it.
     if cluster != nil, transition.to == .finished, transition.from == .ready, !transition.resumed {
       take(.withdraw(transition.job))

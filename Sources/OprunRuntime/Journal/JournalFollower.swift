@@ -1,0 +1,87 @@
+import Glibc
+import OprunCore
+
+/// The newest record of a job, asked for again and again while other runs append to their
+/// journals (SPEC §10: a job whose lock another run held since this run read the records is
+/// decided from what that run recorded). It answers as ``JournalFolder/newestRecords(of:)``
+/// does for one job, but reads each journal once and then only the lines appended since, so
+/// that two runs sharing thousands of jobs do not read each other's journals thousands of
+/// times. This run's own journal is passed over: it holds no record of a job the run has not
+/// finished.
+final class JournalFollower {
+  private let folder: JournalFolder
+  private let ownJournal: String?
+  /// What each journal read so far holds, by file.
+  private var followed: [String: Followed] = [:]
+
+  /// One journal, read up to `offset` (the end of its last whole line).
+  private struct Followed {
+    var offset = 0
+    /// The newest record that stands of each job it records.
+    var records: [String: JournalRecord] = [:]
+    /// Jobs a line that could not be read names; every job, with `everyJobLost`.
+    var lost: Set<String> = []
+    var everyJobLost = false
+    /// It cannot be read (too large, not a regular file, written by a newer oprun): passed over.
+    var isPassedOver = false
+  }
+
+  init(folder: JournalFolder, ownJournal: String?) {
+    self.folder = folder
+    self.ownJournal = ownJournal
+  }
+
+  /// The newest record that stands of the job named `name`, across the manifest's journals,
+  /// newest first; nil when none has one, when a line that could not be read may have been
+  /// it, or when a journal cannot be opened now (the job then runs: a record is never taken
+  /// from an older journal than the newest that may hold one).
+  func newestRecord(of name: String) -> JournalRecord? {
+    for entry in folder.entries().entries.reversed() where entry.file != ownJournal {
+      guard let journal = readOn(entry.file) else { return nil }
+      if journal.isPassedOver { continue }
+      if let record = journal.records[name] { return record }
+      if journal.everyJobLost || journal.lost.contains(name) { return nil }
+    }
+    return nil
+  }
+
+  /// The journal in `file`, with the whole lines appended since it was last read; nil when
+  /// it cannot be opened now.
+  private func readOn(_ file: String) -> Followed? {
+    var journal = followed[file] ?? Followed()
+    defer { followed[file] = journal }
+    guard !journal.isPassedOver else { return journal }
+    let descriptor = open(file, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)
+    guard descriptor >= 0 else {
+      if errno == ELOOP || errno == ENOENT { journal.isPassedOver = true }
+      return errno == ELOOP || errno == ENOENT ? journal : nil
+    }
+    defer { close(descriptor) }
+    var status = stat()
+    guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, Int(status.st_size) <= JournalFolder.maximumSize
+    else {
+      journal.isPassedOver = true
+      return journal
+    }
+    let size = Int(status.st_size)
+    guard size > journal.offset else { return journal }
+    var bytes = [UInt8](repeating: 0, count: size - journal.offset)
+    let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(journal.offset)) }
+    guard count > 0 else { return journal }
+    // Only whole lines: the rest is read once its writer has ended it.
+    guard let lastNewline = bytes[..<count].lastIndex(of: UInt8(ascii: "\n")) else { return journal }
+    let lines = Journal.read(Array(bytes[...lastNewline]))
+    journal.offset += lastNewline + 1
+    if lines.isFromNewerFormat {
+      journal.isPassedOver = true
+      return journal
+    }
+    for record in lines.records where record.started {
+      journal.records[record.job] = record
+      journal.lost.remove(record.job)
+    }
+    for job in lines.jobsOfUnreadableLines where journal.records[job] == nil { journal.lost.insert(job) }
+    if lines.hasUnreadableLineOfUnknownJob { journal.everyJobLost = true }
+    return journal
+  }
+}

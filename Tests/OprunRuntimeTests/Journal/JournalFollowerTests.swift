@@ -1,0 +1,61 @@
+import Foundation
+import OprunCore
+import Testing
+
+@testable import OprunRuntime
+
+/// The newest record of one job, asked for while another run appends to its journal (SPEC
+/// §10: a job whose lock that run held is decided from what it recorded): what is appended is
+/// read, and only whole lines; this run's own journal is passed over.
+@Suite final class JournalFollowerTests {
+  private let folder = FileManager.default.temporaryDirectory.appendingPathComponent("oprun-follower-\(UUID())")
+
+  deinit {
+    try? FileManager.default.removeItem(at: folder)
+  }
+
+  private var fixture: JournalFixture { JournalFixture(folder: folder) }
+
+  private func append(_ text: String, to run: String) throws {
+    let handle = try FileHandle(forWritingTo: fixture.runs.appendingPathComponent(run + ".ndjson"))
+    defer { try? handle.close() }
+    try handle.seekToEnd()
+    try handle.write(contentsOf: Data(text.utf8))
+  }
+
+  private func file(of run: String) -> String { fixture.journals.path + "/" + run + ".ndjson" }
+
+  @Test func aRecordAppendedToAnotherRunsJournalIsTheNewestOnceItsLineIsWhole() throws {
+    try fixture.journal("r1", start: 1, lines: [JournalFixture.job("build")])
+    try fixture.journal("r2", start: 2)
+    let follower = JournalFollower(folder: fixture.journals, ownJournal: nil)
+    #expect(follower.newestRecord(of: "build")?.outcome == .succeeded)
+
+    let failed = JournalFixture.job("build", outcome: "failed")
+    try append(String(failed.prefix(30)), to: "r2")
+    #expect(follower.newestRecord(of: "build")?.outcome == .succeeded, "a line not yet ended is not read")
+    try append(String(failed.dropFirst(30)) + "\n", to: "r2")
+    #expect(follower.newestRecord(of: "build")?.outcome == .failed)
+    try append(JournalFixture.job("build") + "\n", to: "r2")
+    #expect(follower.newestRecord(of: "build")?.outcome == .succeeded)
+    #expect(follower.newestRecord(of: "test") == nil)
+  }
+
+  @Test func thisRunsOwnJournalIsPassedOver() throws {
+    try fixture.journal("r1", start: 1, lines: [JournalFixture.job("build")])
+    try fixture.journal("r2", start: 2, lines: [JournalFixture.job("build", outcome: "failed")])
+    let follower = JournalFollower(folder: fixture.journals, ownJournal: file(of: "r2"))
+    #expect(follower.newestRecord(of: "build")?.outcome == .succeeded)
+  }
+
+  @Test func aCutLineHidesOlderRecordsOfItsJobAsWhenAllIsReadAtOnce() throws {
+    try fixture.journal("r1", start: 1, lines: [JournalFixture.job("build"), JournalFixture.job("test")])
+    try fixture.journal("r2", start: 2, lines: [String(JournalFixture.job("build", outcome: "failed").prefix(40))])
+    let follower = JournalFollower(folder: fixture.journals, ownJournal: nil)
+    let (records, _) = fixture.journals.newestRecords(of: ["build", "test"])
+    #expect(follower.newestRecord(of: "build") == records["build"])
+    #expect(follower.newestRecord(of: "build") == nil)
+    #expect(follower.newestRecord(of: "test") == records["test"])
+    #expect(follower.newestRecord(of: "test")?.outcome == .succeeded)
+  }
+}

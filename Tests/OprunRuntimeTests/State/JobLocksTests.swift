@@ -1,0 +1,144 @@
+import Foundation
+import Glibc
+import Testing
+
+@testable import OprunRuntime
+
+/// The locks between runs (SPEC §10): one file per job, an exclusive flock on it, and what
+/// the file says of who held it last.
+@Suite struct JobLocksTests {
+  /// The locks of a manifest in a fresh folder, for a run that looked at its files `at`.
+  private func locks(in folder: String, lookedAt: Double = MonotonicClock.now()) -> JobLocks {
+    JobLocks(manifestPath: folder + "/jobs.yaml", lookedAt: lookedAt)
+  }
+
+  @Test func aHeldLockKeepsEveryOtherTakerOutAndNamesItsHolder() throws {
+    let folder = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let locks = locks(in: folder)
+    guard case .taken(let lock, let changedSince) = locks.take("gen") else {
+      Issue.record("a free lock is taken")
+      return
+    }
+    #expect(!changedSince, "no run held it before")
+    // flock excludes another open file, in this process as in another.
+    guard case .heldElsewhere(let unknown) = locks.take("gen") else {
+      Issue.record("a held lock is not taken twice")
+      return
+    }
+    #expect(unknown == nil, "its holder is named once it runs the job")
+    lock.markRunning()
+    guard case .heldElsewhere(let pid) = locks.take("gen") else {
+      Issue.record("a held lock is not taken twice")
+      return
+    }
+    #expect(pid == getpid())
+    guard case .taken(let other, _) = locks.take("gen[2]") else {
+      Issue.record("another job's lock is free")
+      return
+    }
+    lock.release()
+    other.release()
+    guard case .taken(let again, _) = locks.take("gen") else {
+      Issue.record("a released lock is taken")
+      return
+    }
+    again.release()
+  }
+
+  @Test func aLockReleasedAfterTheRunLookedIsNewsAndOneReleasedBeforeIsNot() throws {
+    let folder = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let earlier = locks(in: folder)
+    guard case .taken(let lock, _) = earlier.take("gen") else {
+      Issue.record("a free lock is taken")
+      return
+    }
+    lock.markRunning()
+    lock.release()
+    guard case .taken(let again, let changedSince) = earlier.take("gen") else {
+      Issue.record("a released lock is taken")
+      return
+    }
+    #expect(changedSince, "released after this run began to look")
+    again.release()
+    let later = locks(in: folder, lookedAt: MonotonicClock.now() + 1)
+    guard case .taken(let third, let changedSinceLater) = later.take("gen") else {
+      Issue.record("a released lock is taken")
+      return
+    }
+    #expect(!changedSinceLater, "released before this run began to look")
+    third.release()
+  }
+
+  @Test func aRunThatFindsTheJobUpToDateLeavesTheFileAsItWas() throws {
+    let folder = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let locks = locks(in: folder)
+    guard case .taken(let lock, _) = locks.take("gen") else {
+      Issue.record("a free lock is taken")
+      return
+    }
+    lock.release()
+    #expect(FileManager.default.contents(atPath: locks.file(of: "gen")) == Data(), "nothing written")
+    guard case .taken(let again, let changedSince) = locks.take("gen") else {
+      Issue.record("a released lock is taken")
+      return
+    }
+    #expect(!changedSince, "nothing ran")
+    again.release()
+  }
+
+  @Test func aLockLeftHeldByARunThatDiedIsNews() throws {
+    let folder = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let locks = locks(in: folder, lookedAt: MonotonicClock.now() + 1)
+    guard case .taken(let lock, _) = locks.take("gen") else {
+      Issue.record("a free lock is taken")
+      return
+    }
+    lock.release()
+    // What a run killed while it held the lock leaves: its stamp, and no flock.
+    let file = locks.file(of: "gen")
+    try LockStamp(isHeld: true, pid: 1, time: 0).line.write(toFile: file, atomically: false, encoding: .utf8)
+    guard case .taken(let again, let changedSince) = locks.take("gen") else {
+      Issue.record("a lock whose holder died is taken")
+      return
+    }
+    #expect(changedSince, "the dead run may have written the job's outputs or record")
+    again.release()
+  }
+
+  @Test func aLockFileIsThisUsersAloneAndALinkInItsPlaceIsNotFollowed() throws {
+    let folder = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let locks = locks(in: folder)
+    guard case .taken(let lock, _) = locks.take("gen") else {
+      Issue.record("a free lock is taken")
+      return
+    }
+    lock.release()
+    var status = stat()
+    #expect(stat(locks.file(of: "gen"), &status) == 0)
+    #expect(status.st_mode & 0o777 == 0o600)
+    #expect(stat(locks.folder, &status) == 0)
+    #expect(status.st_mode & 0o777 == 0o700)
+
+    let target = folder + "/elsewhere"
+    #expect(symlink(target, locks.file(of: "other")) == 0)
+    guard case .unavailable = locks.take("other") else {
+      Issue.record("a link is not opened")
+      return
+    }
+    #expect(access(target, F_OK) != 0, "nothing was created through the link")
+  }
+
+  @Test func aStampIsOneLineOfFixedWidthReadBackAsWritten() {
+    let stamp = LockStamp(isHeld: true, pid: 4242, time: 12345.678901234)
+    #expect(stamp.line.utf8.count == LockStamp.width)
+    #expect(stamp.line.hasSuffix("\n"))
+    #expect(LockStamp(line: stamp.line) == stamp)
+    #expect(LockStamp(line: "free 7 3.5") == LockStamp(isHeld: false, pid: 7, time: 3.5))
+    #expect(LockStamp(line: "gibberish") == nil)
+  }
+}
