@@ -13,7 +13,6 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
     .package(url: "https://github.com/x-sheep/swift-property-based", exact: "2.0.1"),
-    .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
   ],
   targets: [
     // core · pure: manifest, graph, operation-queue semantics
@@ -28,7 +27,7 @@ let package = Package(
     .target(name: "COprunSystem"),
     .target(
       name: "OprunRuntime",
-      dependencies: ["OprunCore", "COprunSystem", .product(name: "Crypto", package: "swift-crypto")]
+      dependencies: ["OprunCore", "COprunSystem"]
     ),
 
     // CLI

@@ -52,12 +52,16 @@ done
 printf 'name: one\njobs:\n  only: {command: "true"}\n' >"$work/one.yaml"
 printf 'rule r\n  command = true\nbuild only: r\n' >"$work/one.ninja"
 printf '.PHONY: only\nonly:\n\t@true\n' >"$work/one.mk"
-(cd "$work" && hyperfine -N --warmup 5 --runs 200 --export-json one.json \
-  -n oprun "$OPRUN -q one.yaml" -n ninja "ninja -f one.ninja" -n make "make -s -f one.mk" \
+(cd "$work" && hyperfine -N --warmup 20 --runs 200 --export-json one.json \
+  -n oprun "$OPRUN -q one.yaml" -n "oprun --no-journal" "$OPRUN -q --no-journal one.yaml" \
+  -n ninja "ninja -f one.ninja" -n make "make -s -f one.mk" \
   -n "floor" "$work/spawn-floor 1 1 /bin/true direct" \
   -n "oprun --version" "$OPRUN --version" -n "ninja --version" "ninja --version" >/dev/null)
 python3 - "$work/one.json" <<'PY'
 import json, sys
-for r in json.load(open(sys.argv[1]))["results"]:
-    print(f"start-up: {r['command']:<16} {r['mean']*1000:.2f} ms ± {r['stddev']*1000:.2f}")
+results = json.load(open(sys.argv[1]))["results"]
+for r in results:
+    print(f"start-up: {r['command']:<19} {r['mean']*1000:.2f} ms ± {r['stddev']*1000:.2f}")
+mean = {r["command"]: r["mean"] * 1000 for r in results}
+print(f"start-up: oprun / ninja        {mean['oprun'] / mean['ninja']:.2f} x ({mean['oprun'] - mean['ninja']:+.2f} ms; goal: no slower than ninja)")
 PY

@@ -10,6 +10,7 @@
 // The control channel's socket calls. Included here so that a build whose module cache
 // predates that header sees it too (the module's umbrella is this folder).
 #include "oprun_control.h"
+#include "oprun_sha256.h"
 
 // MARK: - Descriptors
 

@@ -1,4 +1,3 @@
-import Crypto
 import Glibc
 import OprunCore
 

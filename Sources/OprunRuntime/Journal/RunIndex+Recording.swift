@@ -32,6 +32,15 @@ extension RunIndex {
     return nil
   }
 
+  /// Drops the entries whose journal is gone, as ``record(run:journal:pruning:)`` does when
+  /// `pruning`: for a run that removes journals once its first jobs have started, since it
+  /// stats every entry. Nothing when the index or its folder is missing or not the user's.
+  func dropEntriesOfGoneJournals() {
+    guard case .success(let opened) = openFolder(creating: false), let folderDescriptor = opened else { return }
+    defer { close(folderDescriptor) }
+    prune(in: folderDescriptor)
+  }
+
   /// Rewrites the index without the entries whose journal is gone (and lines that lead to no
   /// run's journal), when there are any: a new file, renamed over the index while no run appends.
   private func prune(in folderDescriptor: Int32) {

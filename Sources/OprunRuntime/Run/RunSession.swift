@@ -84,6 +84,9 @@ final class RunSession {
     let (control, controlWarning) = openControlChannel(driver: driver, identity: identity)
     if let controlWarning { warnings.append(controlWarning) }
     driver.start(run: identity, control: control?.path, warnings: warnings)
+    // After the first jobs are spawned: removing old journals and the index's entries of them
+    // reads and stats files, which the jobs need not wait for.
+    if journal != nil, let created = try? newJournal?.get() { pruneJournals(keeping: created.file) }
     if human.options.statusLineColumns != nil { refreshStatusLine(of: human, driver: driver, terminal: humanFD) }
     loop.run { driver.isFinished }
     control?.stopListening()
@@ -181,7 +184,6 @@ final class RunSession {
   private func openJournal(
     _ newJournal: Result<JournalFolder.NewJournal, JournalError>, of identity: RunIdentity, driver: RunDriver
   ) -> String? {
-    let folder = JournalFolder(manifestPath: configuration.manifestPath)
     switch newJournal {
     case .failure(let error):
       return "no journal of this run (\(error.message)); --resume will not know it"
@@ -192,21 +194,27 @@ final class RunSession {
         warn: { driver.warn($0) })
       journal = writer
       driver.addObserver(writer)
-      let pruned = folder.prune(keeping: created.file, tracked: graph.trackedJobNames)
-      return addToIndex(run: identity.id, pruning: pruned)
+      return addToIndex(run: identity.id)
     }
   }
 
-  /// Names this run's journal in the index of this user's runs, which drops the runs whose
-  /// journals are gone when `pruning`; nil when done (or when no home folder is known to keep
-  /// an index in), else the warning to give.
-  private func addToIndex(run id: String, pruning: Bool) -> String? {
+  /// Names this run's journal in the index of this user's runs; nil when done (or when no home
+  /// folder is known to keep an index in), else the warning to give.
+  private func addToIndex(run id: String) -> String? {
     guard let index = RunIndex.ofThisUser() else { return nil }
     let state = StateFolder.resolved(manifestPath: configuration.manifestPath)
     let journal = state.runs + "/" + JournalName(run: id).fileName
-    guard let problem = index.record(run: id, journal: journal, pruning: pruning) else { return nil }
+    guard let problem = index.record(run: id, journal: journal, pruning: false) else { return nil }
     return "this run is not in the index of runs (\(problem.message)): 'oprun log \(id)' finds it only "
       + "in the manifest's folder"
+  }
+
+  /// Removes this manifest's journals but the newest, keeping `newJournal` (this run's), and
+  /// then the index's entries of the journals that are gone.
+  private func pruneJournals(keeping newJournal: String) {
+    let folder = JournalFolder(manifestPath: configuration.manifestPath)
+    guard folder.prune(keeping: newJournal, tracked: graph.trackedJobNames) else { return }
+    RunIndex.ofThisUser()?.dropEntriesOfGoneJournals()
   }
 
   /// Redraws the status line once a second, with the time and the terminal's width then,
