@@ -110,7 +110,7 @@ import Testing
     (["pause"], "missing JOB: name at least one"),
     (["--pid", "1", "--manifest", "x", "status"], "--pid and --manifest exclude each other"),
     ([], "missing COMMAND: one of list, status, cancel, cancel-all, suspend, resume, limit, priority, pause"),
-    (["reboot"], "Unexpected argument 'reboot'"),
+    (["reboot"], "unknown command 'reboot'; the commands are list, status"),
   ])
   func aUsageErrorExits2BeforeAnyRequestIsSent(_ arguments: [String], _ message: String) throws {
     let scene = try ControlScene()
