@@ -4,7 +4,8 @@ median wall time in milliseconds as JSON. Interleaving keeps a drift in the mach
 (other tenants, frequency changes) from landing on one command alone, as hyperfine's
 one-command-after-another order lets it.
 
-usage: interleave.py ROUNDS NAME=COMMAND...     (each COMMAND is split on spaces)
+usage: interleave.py [--warmup N] ROUNDS NAME=COMMAND...     (each COMMAND is split on spaces;
+N warm-up rounds first, 2 unless told)
 """
 import json
 import statistics
@@ -12,10 +13,14 @@ import subprocess
 import sys
 import time
 
-rounds = int(sys.argv[1])
-commands = [arg.split("=", 1) for arg in sys.argv[2:]]
+args = sys.argv[1:]
+warmup = 2
+if args[0] == "--warmup":
+    warmup, args = int(args[1]), args[2:]
+rounds = int(args[0])
+commands = [arg.split("=", 1) for arg in args[1:]]
 times = {name: [] for name, _ in commands}
-for _ in range(2):  # warm-up
+for _ in range(warmup):
     for _, command in commands:
         subprocess.run(command.split(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
 for _ in range(rounds):
