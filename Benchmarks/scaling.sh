@@ -9,7 +9,10 @@
 #
 # SIZES="1000 10000 100000" by default; SHAPES="flat chain layered"; RUNS rounds (default 5;
 # BIG_RUNS, default 3 and no warm-up round, past 50,000 jobs, where one round of the four tools
-# takes minutes). OPRUN_BASELINE=/path/to/another/oprun adds that binary to the same rounds.
+# takes minutes). CPU_ROUNDS (default 1; 0 for none) more rounds under `perf stat -i` give each
+# tool's own CPU time a job, its jobs' not counted: on a machine shared with other work, the
+# wall time's cost over the floor swings by more than a runner's whole cost, and this does not.
+# OPRUN_BASELINE=/path/to/another/oprun adds that binary to the same rounds.
 # go-task is left out: one task costs it milliseconds, so 100,000 would take hours.
 # Needs ninja, cc (installed if missing).
 set -euo pipefail
@@ -20,6 +23,7 @@ SIZES=${SIZES:-1000 10000 100000}
 SHAPES=${SHAPES:-flat chain layered}
 RUNS=${RUNS:-5}
 BIG_RUNS=${BIG_RUNS:-3}
+CPU_ROUNDS=${CPU_ROUNDS:-1}
 BASELINE=${OPRUN_BASELINE:-}
 source Benchmarks/need.sh
 need ninja ninja-build
@@ -39,7 +43,7 @@ for shape in $SHAPES; do
     if [ "$n" -gt 50000 ]; then rounds=$BIG_RUNS warmup=0; fi
     python3 Benchmarks/gen-graphs.py "$shape" "$n" "$work"
     width=2; [ "$shape" = chain ] && width=1
-    (cd "$work" && python3 "$ROOT/Benchmarks/interleave.py" --warmup "$warmup" "$rounds" \
+    (cd "$work" && python3 "$ROOT/Benchmarks/interleave.py" --warmup "$warmup" --cpu-rounds "$CPU_ROUNDS" "$rounds" \
       "floor=$work/spawn-floor $n $width /bin/true direct" \
       "make=make -s -j 2 -f $shape.mk" \
       "ninja=ninja -j 2 -f $shape.ninja" \
@@ -62,9 +66,10 @@ print(f"{r['shape']:<8} {n:7d} {r['rounds']:6d}  " + " ".join(f"{c:<19}" for c i
 PY
   done
 done
-python3 - "$work/rows" <<'PY'
+python3 - "$work/rows" "$CPU_ROUNDS" <<'PY'
 import json, sys
 rows = [json.loads(line) for line in open(sys.argv[1])]
+CPU_ROUNDS = int(sys.argv[2])
 over = lambda r, k: (r[k] - r["floor"]) * 1000 / r["n"]
 # The machine's noise is about ±5 % of the floor: at 350 µs a job, a few µs. A growth that
 # small is not named, however many per cent it is.
@@ -82,6 +87,20 @@ print(f"cost a job over the floor that grew by more than 30 % (and {NOISE_US:.0f
       + ("none" if not grew else ""))
 for line in grew:
     print("  " + line)
+tools = ["make", "ninja", "oprun"] + (["baseline"] if "baseline" in rows[0] else [])
+if all(f"{tool} cpu" in r for r in rows for tool in tools):
+    cpu = lambda r, tool: r[f"{tool} cpu"] * 1000 / r["n"]
+    print("each tool's own CPU time, µs a job (perf stat -i: its jobs not counted; "
+          f"{CPU_ROUNDS} round{'s' if CPU_ROUNDS != 1 else ''}):")
+    print(f"{'shape':<8} {'jobs':>7}  " + "".join(f"{tool:>10}" for tool in tools))
+    for r in rows:
+        print(f"{r['shape']:<8} {r['n']:7d}  " + "".join(f"{cpu(r, tool):10.1f}" for tool in tools))
+    grew = [f"{tool} on {b['shape']}: {cpu(a, tool):.1f} µs a job at {a['n']:,} → {cpu(b, tool):.1f} at {b['n']:,}"
+            for a, b in zip(rows, rows[1:]) if a["shape"] == b["shape"]
+            for tool in tools if cpu(b, tool) > cpu(a, tool) * 1.3]
+    print("own CPU a job that grew by more than 30 % from one size to the next: " + ("none" if not grew else ""))
+    for line in grew:
+        print("  " + line)
 for shape in dict.fromkeys(r["shape"] for r in rows):
     mine = [r for r in rows if r["shape"] == shape]
     if len(mine) < 2:
