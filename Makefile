@@ -146,9 +146,10 @@ test-asan-unit: test-deps
 	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan \
 	  --filter '$(UNIT_TESTS)(Queue|Execution|Reporting|RunDriver|Control|JSON|Manifest|File|HashCache)'
 
+# SIZES="1000 10000" runs the graphs of those sizes alone (default 1,000, 10,000 and 100,000).
 bench: build
 	$(SWIFT) build $(RELEASE_FLAGS) --product oprun-bench
-	Benchmarks/run.sh
+	SIZES="$(SIZES)" Benchmarks/run.sh
 
 # On the same throwaway cluster: a 20-link chain and 50 independent jobs through
 # oprun --backend slurm against a plain sbatch loop (Benchmarks/slurm.sh).

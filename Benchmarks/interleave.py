@@ -4,18 +4,32 @@ median wall time in milliseconds as JSON. Interleaving keeps a drift in the mach
 (other tenants, frequency changes) from landing on one command alone, as hyperfine's
 one-command-after-another order lets it.
 
-usage: interleave.py ROUNDS NAME=COMMAND...     (each COMMAND is split on spaces)
+usage: interleave.py [--warmup N] [--cpu-rounds M] ROUNDS NAME=COMMAND...
+Each COMMAND is split on spaces; N warm-up rounds first (2 unless told). With --cpu-rounds, M
+more rounds run each command under `perf stat -i -e task-clock` and "NAME cpu" gives the median
+milliseconds of CPU the command itself used, its children not counted (what it costs, whatever
+else the machine runs); left out when perf cannot count here.
 """
 import json
+import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
-rounds = int(sys.argv[1])
-commands = [arg.split("=", 1) for arg in sys.argv[2:]]
+args = sys.argv[1:]
+warmup, cpu_rounds = 2, 0
+while args[0].startswith("--"):
+    if args[0] == "--warmup":
+        warmup = int(args[1])
+    elif args[0] == "--cpu-rounds":
+        cpu_rounds = int(args[1])
+    args = args[2:]
+rounds = int(args[0])
+commands = [arg.split("=", 1) for arg in args[1:]]
 times = {name: [] for name, _ in commands}
-for _ in range(2):  # warm-up
+for _ in range(warmup):
     for _, command in commands:
         subprocess.run(command.split(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
 for _ in range(rounds):
@@ -23,4 +37,31 @@ for _ in range(rounds):
         start = time.perf_counter()
         subprocess.run(command.split(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
         times[name].append((time.perf_counter() - start) * 1000)
-print(json.dumps({name: statistics.median(values) for name, values in times.items()}))
+medians = {name: statistics.median(values) for name, values in times.items()}
+
+
+def own_cpu(command):
+    """Milliseconds of CPU `command` used itself (perf stat -i: its children not counted), or None."""
+    with tempfile.NamedTemporaryFile(mode="r", suffix=".perf") as out:
+        perf = ["perf", "stat", "-i", "-x,", "-e", "task-clock", "-o", out.name, "--"]
+        try:
+            subprocess.run(perf + command.split(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        except (OSError, subprocess.CalledProcessError):
+            return None
+        for line in out.read().splitlines():
+            fields = line.split(",")
+            if len(fields) > 2 and fields[2] == "task-clock" and fields[0].replace(".", "", 1).isdigit():
+                return float(fields[0])
+    return None
+
+
+cpu = {name: [] for name, _ in commands}
+for _ in range(cpu_rounds):
+    for name, command in commands:
+        value = own_cpu(command)
+        if value is not None:
+            cpu[name].append(value)
+for name, values in cpu.items():
+    if values:
+        medians[name + " cpu"] = statistics.median(values)
+print(json.dumps(medians))

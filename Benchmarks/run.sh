@@ -8,7 +8,7 @@ echo "== queue engine (instant fake executor)"
 .build/release/oprun-bench
 echo "== running processes (oprun -j 2 vs ninja, make, the spawn floor)"
 Benchmarks/runtime.sh
-echo "== the cost of a job at 1,000, 10,000 and 100,000 jobs (floor, make, ninja, oprun; growth named)"
+echo "== the cost of a job at each of SIZES (default 1,000, 10,000, 100,000): floor, make, ninja, oprun; growth named"
 Benchmarks/scaling.sh
 echo "== makespans: a sleepy graph at -j 8, and FIFO against --schedule critical-path"
 Benchmarks/schedule.sh

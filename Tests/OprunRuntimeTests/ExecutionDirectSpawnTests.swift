@@ -46,13 +46,30 @@ import Testing
     #expect(output.hasSuffix("/readlink\n"), "the process is readlink itself, not a shell: \(output)")
   }
 
+  @Test func oneSpawnerFollowsAPathThatChangesFromOneJobToTheNext() throws {
+    let base = FileManager.default.temporaryDirectory.appendingPathComponent("oprun-path-\(UUID().uuidString)").path
+    defer { try? FileManager.default.removeItem(atPath: base) }
+    for folder in ["a", "b"] {
+      try FileManager.default.createDirectory(atPath: "\(base)/\(folder)", withIntermediateDirectories: true)
+      try "#!/bin/sh\necho \(folder)\n".write(toFile: "\(base)/\(folder)/which", atomically: true, encoding: .utf8)
+      chmod("\(base)/\(folder)/which", 0o755)
+    }
+    let spawner = Spawner()
+
+    #expect(try run(["which"], path: "\(base)/a:/usr/bin:/bin", spawner: spawner).output == "a\n")
+    #expect(try run(["which"], path: "\(base)/b:/usr/bin:/bin", spawner: spawner).output == "b\n")
+    #expect(try run(["which"], path: "\(base)/a:/usr/bin:/bin", spawner: spawner).output == "a\n")
+  }
+
   /// Spawns `words` as a direct command (its shell form: the words joined) and waits for it:
   /// its wait status and what it wrote.
-  private func run(_ words: [String]) throws -> (status: Int32, output: String) {
+  private func run(
+    _ words: [String], path: String = "/usr/bin:/bin", spawner: Spawner = Spawner()
+  ) throws -> (status: Int32, output: String) {
     let request = SpawnRequest(
-      command: words.joined(separator: " "), environment: ["PATH=/usr/bin:/bin"], mergesStandardError: true,
+      command: words.joined(separator: " "), environment: ["PATH=" + path], mergesStandardError: true,
       directArguments: words)
-    let process = try Spawner().spawn(request).get()
+    let process = try spawner.spawn(request).get()
     var status: Int32 = 0
     waitpid(process.pid, &status, 0)
     let output = readAll(process.stdout!)

@@ -28,33 +28,8 @@ public enum ChildProcessGroups {
     return groups
   }
 
-  /// The groups of this process's children as its main thread's `children` file lists them:
-  /// a few system calls, where ``scan()`` reads all of /proc. The orphans a subreaper adopts
-  /// are its main thread's children. A child for which `isKnown` holds (a job's own first
-  /// process, whose pid is its group) is not looked at.
-  public static func adopted(skipping isKnown: (Int32) -> Bool) -> [ChildGroup] {
-    let me = getpid()
-    let fd = open("/proc/self/task/\(me)/children", O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { return [] }
-    defer { close(fd) }
-    var text: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 4096)
-    while true {
-      let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-      guard count > 0 else { break }
-      text += chunk[0..<count]
-    }
-    var buffer = [UInt8](repeating: 0, count: 512)
-    return text.split(separator: UInt8(ascii: " ")).compactMap { digits in
-      guard let pid = Int32(String(decoding: digits, as: UTF8.self)), !isKnown(pid),
-        let child = stat("/proc/\(pid)/stat", buffer: &buffer), child.parent == me
-      else { return nil }
-      return ChildGroup(group: child.group, session: child.session)
-    }
-  }
-
   /// Parent pid, process group and session from a `/proc/PID/stat` file.
-  private static func stat(_ path: String, buffer: inout [UInt8]) -> (parent: Int32, group: Int32, session: Int32)? {
+  static func stat(_ path: String, buffer: inout [UInt8]) -> (parent: Int32, group: Int32, session: Int32)? {
     let fd = open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { return nil }
     defer { close(fd) }
@@ -84,4 +59,74 @@ public enum ChildProcessGroups {
 public struct ChildGroup: Hashable, Sendable {
   public var group: Int32
   public var session: Int32
+}
+
+/// The process groups of the children this process adopted, as its main thread's `children`
+/// file lists its children: the orphans a subreaper adopts are its main thread's children.
+///
+/// The file stays open for as long as this lives, and each look reads it again from its
+/// start (procfs lists the children afresh at offset 0): a look is two `pread`s, where
+/// opening the file each time cost a path lookup, an `open` and a `close` per job.
+final class AdoptedChildren {
+  /// Invariant: the open `children` file once a look has opened it, -1 when it could not be
+  /// opened (there is then nothing to learn from it), nil before the first look: a run that
+  /// ends no job opens nothing.
+  private var descriptor: Int32?
+  /// Reused between looks; grows to hold the longest listing seen.
+  private var listing = [UInt8](repeating: 0, count: 4096)
+  private var statBuffer = [UInt8](repeating: 0, count: 512)
+
+  /// Whose children are listed: the main thread's (a process's pid is its main thread's id),
+  /// where a subreaper's orphans go; a test names its own thread, whose children it spawns.
+  private let thread: pid_t
+
+  init(thread: pid_t = getpid()) {
+    self.thread = thread
+  }
+
+  deinit {
+    if let descriptor, descriptor >= 0 { close(descriptor) }
+  }
+
+  /// The group and session of each child for which `isKnown` does not hold (a job's own first
+  /// process, whose pid is its group, is known), zombies included.
+  func groups(skipping isKnown: (Int32) -> Bool) -> [ChildGroup] {
+    let length = readListing()
+    var groups: [ChildGroup] = []
+    var pid: Int32 = 0
+    var hasDigits = false
+    // One more turn past the end, as a separator, for a listing without a trailing space.
+    for index in 0...length {
+      let byte = index < length ? listing[index] : UInt8(ascii: " ")
+      if byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
+        pid = pid &* 10 &+ Int32(byte - UInt8(ascii: "0"))
+        hasDigits = true
+        continue
+      }
+      if hasDigits, !isKnown(pid), let child = ChildProcessGroups.stat("/proc/\(pid)/stat", buffer: &statBuffer),
+        child.parent == getpid()
+      {
+        groups.append(ChildGroup(group: child.group, session: child.session))
+      }
+      pid = 0
+      hasDigits = false
+    }
+    return groups
+  }
+
+  /// Reads the whole listing into `listing`, from offset 0 until end of file; its length.
+  private func readListing() -> Int {
+    if descriptor == nil { descriptor = open("/proc/self/task/\(thread)/children", O_RDONLY | O_CLOEXEC) }
+    guard let descriptor, descriptor >= 0 else { return 0 }
+    var length = 0
+    while true {
+      if length == listing.count { listing += repeatElement(0, count: listing.count) }
+      let count = listing.withUnsafeMutableBytes { bytes in
+        pread(descriptor, bytes.baseAddress! + length, bytes.count - length, off_t(length))
+      }
+      if count < 0, errno == EINTR { continue }
+      guard count > 0 else { return length }
+      length += count
+    }
+  }
 }

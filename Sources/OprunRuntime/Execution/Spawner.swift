@@ -13,6 +13,12 @@ public final class Spawner {
   public let baseNiceness: Int32
   private var nullDevice: Int32 = -1
   private let workingFolder = ShellWorkingFolder()
+  /// The `PATH` entry of the last direct spawn and the candidates it gave each program
+  /// (``programPaths(of:environment:)``): jobs almost always share oprun's `PATH` and a
+  /// few programs, so the `PATH` is split once rather than at every spawn. Invariant: every
+  /// list in `byProgram` is what `pathEntry` gives; at most `cachedPrograms` of them.
+  private var candidates: (pathEntry: String, byProgram: [String: [String]]) = ("", [:])
+  private static let cachedPrograms = 256
 
   public init() {
     baseNiceness = currentNiceness()
@@ -56,7 +62,7 @@ public final class Spawner {
     _ request: SpawnRequest, stdin: Int32, output: OutputPipes?, takesTerminal: Bool, watchdog: Watchdog?
   ) throws(SpawnError) -> pid_t {
     let arguments = CStringArray([request.shell, "-c", request.command])
-    let directPaths = request.directArguments.flatMap { Self.programPaths(of: $0[0], environment: request.environment) }
+    let directPaths = request.directArguments.flatMap { programPaths(of: $0[0], environment: request.environment) }
     let direct = directPaths.map { (CStringArray($0), CStringArray(request.directArguments!)) }
     // Run without the shell, the command still sees the PWD the shell would have set.
     let environment = CStringArray(
@@ -100,6 +106,20 @@ public final class Spawner {
     return entry.utf8.dropFirst(5).split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false).map {
       folder in folder.isEmpty ? program : String(decoding: folder, as: UTF8.self) + "/" + program
     }
+  }
+
+  /// ``programPaths(of:environment:)``, from the cache when `environment`'s `PATH` is the
+  /// last one seen.
+  private func programPaths(of program: String, environment: [String]) -> [String]? {
+    if program.utf8.contains(UInt8(ascii: "/")) { return [program] }
+    guard let entry = environment.last(where: { $0.utf8.starts(with: "PATH=".utf8) }) else { return nil }
+    if entry != candidates.pathEntry || candidates.byProgram.count >= Self.cachedPrograms {
+      candidates = (entry, [:])
+    }
+    if let known = candidates.byProgram[program] { return known }
+    let paths = Self.programPaths(of: program, environment: [entry])
+    candidates.byProgram[program] = paths
+    return paths
   }
 
   private func spawnError(_ failure: oprun_spawn_failure, _ request: SpawnRequest) -> SpawnError {

@@ -58,7 +58,7 @@ extension LocalBackend {
   /// is told to the watchdog, so that a SIGKILL of oprun ends them too.
   func listAdoptedGroups() {
     guard let watchdog else { return }
-    let adopted = ChildProcessGroups.adopted { groupSerials[$0] != nil || adoptedGroups.contains($0) }
+    let adopted = adoptedChildren.groups { groupSerials[$0] != nil || adoptedGroups.contains($0) }
     for child in adopted where groupSerials[child.group] == nil && isOwn(child) {
       if adoptedGroups.insert(child.group).inserted { watchdog.watch(child.group) }
     }

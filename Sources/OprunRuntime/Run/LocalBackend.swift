@@ -35,6 +35,8 @@ final class LocalBackend: JobBackend {
   var stoppedGroups: [Int32] = []
   /// Groups a job's descendant made for itself, which oprun adopted and told the watchdog of.
   var adoptedGroups: Set<Int32> = []
+  /// What the main thread's `children` file says of the children oprun adopted.
+  let adoptedChildren = AdoptedChildren()
   /// oprun's session: a group in it that a job's descendant made is the run's.
   let session = getsid(0)
   /// Pipes of exited commands that what they left running still holds, read until the run ends.

@@ -51,7 +51,7 @@ extension RunDriver {
   func workOrder(_ job: JobNode, attempt: Int) -> WorkOrder {
     WorkOrder(
       work: WorkKey(job: job.id, purpose: .attempt(attempt)), commands: job.commands,
-      environment: environment(of: job, attempt: attempt), workingDirectory: job.cwd ?? graph.manifestFolder,
+      environment: environment(of: job, attempt: attempt), workingDirectory: job.cwd ?? manifestFolder,
       qos: job.qos, interactive: job.interactive, timeout: job.timeout)
   }
 

@@ -14,7 +14,7 @@ extension RunDriver {
     let order = WorkOrder(
       work: WorkKey(job: job.id, purpose: .completion), commands: [command],
       environment: environment(of: job, attempt: transition.attempt, extra: variables),
-      workingDirectory: job.cwd ?? graph.manifestFolder, qos: job.qos, interactive: false, timeout: nil)
+      workingDirectory: job.cwd ?? manifestFolder, qos: job.qos, interactive: false, timeout: nil)
     switch backend.start(order).first {
     case .success(let handle):
       attempts.completionStarted(job.id, handle)

@@ -25,6 +25,8 @@ public final class RunDriver {
   let grace: Double
   /// The clock's reading when the run began: events are stamped with seconds since then.
   let startTime: Double
+  /// Where a job without a `cwd` runs: the manifest's folder (worked out once, not per start).
+  let manifestFolder: String
 
   // The parts, each owning its state and saying its invariant.
   /// Where the run is in its life and how it ends.
@@ -55,6 +57,7 @@ public final class RunDriver {
   public init(plan: RunPlan, fileTracking: FileTracking? = nil, backend: any JobBackend, clock: any RunClock) {
     let graph = plan.graph
     self.graph = graph
+    manifestFolder = graph.manifestFolder
     self.backend = backend
     self.clock = clock
     grace = plan.grace
