@@ -12,14 +12,23 @@ import Testing
     JobLocks(manifestPath: folder + "/jobs.yaml", lookedAt: lookedAt)
   }
 
+  /// `job`'s lock, taken, and whether another run held it since `locks`' run looked; the
+  /// test fails here when the lock is not free.
+  private func take(
+    _ job: String, from locks: JobLocks, sourceLocation: SourceLocation = #_sourceLocation
+  ) throws -> (lock: JobLock, changedSince: Bool) {
+    guard case .taken(let lock, let changedSince) = locks.take(job) else {
+      Issue.record("\(job)'s lock is free, so it is taken", sourceLocation: sourceLocation)
+      throw CancellationError()
+    }
+    return (lock, changedSince)
+  }
+
   @Test func aHeldLockKeepsEveryOtherTakerOutAndNamesItsHolder() throws {
     let folder = try makeTemporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let locks = locks(in: folder)
-    guard case .taken(let lock, let changedSince) = locks.take("gen") else {
-      Issue.record("a free lock is taken")
-      return
-    }
+    let (lock, changedSince) = try take("gen", from: locks)
     #expect(!changedSince, "no run held it before")
     // flock excludes another open file, in this process as in another.
     guard case .heldElsewhere(let unknown) = locks.take("gen") else {
@@ -33,16 +42,10 @@ import Testing
       return
     }
     #expect(pid == getpid())
-    guard case .taken(let other, _) = locks.take("gen[2]") else {
-      Issue.record("another job's lock is free")
-      return
-    }
+    let other = try take("gen[2]", from: locks).lock
     lock.release()
     other.release()
-    guard case .taken(let again, _) = locks.take("gen") else {
-      Issue.record("a released lock is taken")
-      return
-    }
+    let again = try take("gen", from: locks).lock
     again.release()
   }
 
@@ -50,23 +53,14 @@ import Testing
     let folder = try makeTemporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let earlier = locks(in: folder)
-    guard case .taken(let lock, _) = earlier.take("gen") else {
-      Issue.record("a free lock is taken")
-      return
-    }
+    let lock = try take("gen", from: earlier).lock
     lock.markRunning()
     lock.release()
-    guard case .taken(let again, let changedSince) = earlier.take("gen") else {
-      Issue.record("a released lock is taken")
-      return
-    }
+    let (again, changedSince) = try take("gen", from: earlier)
     #expect(changedSince, "released after this run began to look")
     again.release()
     let later = locks(in: folder, lookedAt: MonotonicClock.now() + 1)
-    guard case .taken(let third, let changedSinceLater) = later.take("gen") else {
-      Issue.record("a released lock is taken")
-      return
-    }
+    let (third, changedSinceLater) = try take("gen", from: later)
     #expect(!changedSinceLater, "released before this run began to look")
     third.release()
   }
@@ -75,16 +69,10 @@ import Testing
     let folder = try makeTemporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let locks = locks(in: folder)
-    guard case .taken(let lock, _) = locks.take("gen") else {
-      Issue.record("a free lock is taken")
-      return
-    }
+    let lock = try take("gen", from: locks).lock
     lock.release()
     #expect(FileManager.default.contents(atPath: locks.file(of: "gen")) == Data(), "nothing written")
-    guard case .taken(let again, let changedSince) = locks.take("gen") else {
-      Issue.record("a released lock is taken")
-      return
-    }
+    let (again, changedSince) = try take("gen", from: locks)
     #expect(!changedSince, "nothing ran")
     again.release()
   }
@@ -93,18 +81,12 @@ import Testing
     let folder = try makeTemporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let locks = locks(in: folder, lookedAt: MonotonicClock.now() + 1)
-    guard case .taken(let lock, _) = locks.take("gen") else {
-      Issue.record("a free lock is taken")
-      return
-    }
+    let lock = try take("gen", from: locks).lock
     lock.release()
     // What a run killed while it held the lock leaves: its stamp, and no flock.
     let file = locks.file(of: "gen")
     try LockStamp(isHeld: true, pid: 1, time: 0).line.write(toFile: file, atomically: false, encoding: .utf8)
-    guard case .taken(let again, let changedSince) = locks.take("gen") else {
-      Issue.record("a lock whose holder died is taken")
-      return
-    }
+    let (again, changedSince) = try take("gen", from: locks)
     #expect(changedSince, "the dead run may have written the job's outputs or record")
     again.release()
   }
@@ -113,10 +95,7 @@ import Testing
     let folder = try makeTemporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let locks = locks(in: folder)
-    guard case .taken(let lock, _) = locks.take("gen") else {
-      Issue.record("a free lock is taken")
-      return
-    }
+    let lock = try take("gen", from: locks).lock
     lock.release()
     var status = stat()
     #expect(stat(locks.file(of: "gen"), &status) == 0)
