@@ -60,7 +60,7 @@ public enum ControlFolder {
     defer { closedir(directory) }
     var found: [(pid: Int32, path: String)] = []
     while let entry = readdir(directory) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+      let name = entry.name
       guard name.hasSuffix(".sock"), let pid = Int32(name.dropLast(5)), pid > 0, String(pid) + ".sock" == name
       else { continue }
       found.append((pid, folder + "/" + name))

@@ -17,9 +17,7 @@ public enum ChildProcessGroups {
     defer { closedir(directory) }
     var buffer = [UInt8](repeating: 0, count: 512)
     while let entry = readdir(directory) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
-        String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
-      }
+      let name = entry.name
       guard let first = name.utf8.first, first >= UInt8(ascii: "0"), first <= UInt8(ascii: "9") else { continue }
       if let child = stat("/proc/\(name)/stat", buffer: &buffer), child.parent == me {
         groups.append(ChildGroup(group: child.group, session: child.session))

@@ -23,20 +23,15 @@ final class FolderEntries {
     guard let folder = opendir(path) else { return nil }
     var entries: [Entry] = []
     while let entry = readdir(folder) {
-      let (name, exact) = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
-        let raw = bytes.bindMemory(to: CChar.self).baseAddress!
-        return String(validatingCString: raw).map { ($0, true) } ?? (String(cString: raw), false)
-      }
+      let raw = entry.namePointer
+      let (name, exact) = String(validatingCString: raw).map { ($0, true) } ?? (String(cString: raw), false)
       if name == "." || name == ".." { continue }
       guard !exact else {
-        entries.append(Entry(name: name, type: entry.pointee.d_type))
+        entries.append(Entry(name: name, type: entry.kind))
         continue
       }
       var status = stat()
-      let found = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
-        fstatat(dirfd(folder), bytes.bindMemory(to: CChar.self).baseAddress!, &status, AT_SYMLINK_NOFOLLOW) == 0
-      }
-      guard found else { continue }
+      guard fstatat(dirfd(folder), raw, &status, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
       var unreadable = FileStatus(status)
       unreadable.type = 0
       entries.append(Entry(name: name, type: UInt8(DT_REG), unreadableStatus: unreadable))

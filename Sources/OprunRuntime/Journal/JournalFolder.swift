@@ -172,7 +172,7 @@ public struct JournalFolder: Sendable {
     defer { closedir(directory) }
     var names: [JournalName] = []
     while let entry = readdir(directory) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+      let name = entry.name
       if let journal = JournalName(fileName: name) { names.append(journal) }
     }
     return .success(names)

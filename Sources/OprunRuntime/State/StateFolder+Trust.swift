@@ -90,7 +90,7 @@ extension StateFolder {
     }
     defer { closedir(directory) }
     while let entry = readdir(directory) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+      let name = entry.name
       if name == "." || name == ".." { continue }
       let inside = path + "/" + name
       var status = stat()
@@ -151,7 +151,7 @@ extension StateFolder {
       guard let directory = opendir(folder) else { continue }
       defer { closedir(directory) }
       while let entry = readdir(directory) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let name = entry.name
         guard name.hasPrefix("."), name != ".", name != ".." else { continue }
         let file = folder + "/" + name
         var status = stat()
