@@ -63,7 +63,7 @@ import Testing
     function shownWindow() {
       var note = document.getElementById("timeline-window");
       return [Number(note.getAttribute("data-start")), Number(note.getAttribute("data-end")), note.getAttribute("data-modes"),
-        document.querySelectorAll("#bar-list li[data-job]").length];
+        Array.from(document.querySelectorAll("#bar-list li[data-job]")).map(function (item) { return item.getAttribute("data-job"); })];
     }
     function type(id, value, event) { var box = document.getElementById(id); box.value = value; box.dispatchEvent(new Event(event)); }
     document.querySelector("[data-sort=duration]").click();
@@ -130,12 +130,12 @@ import Testing
     // Zoomed: the window narrows and the main queue, a band of its density at first, shows
     // its jobs one by one; Fit shows the whole run again; a drag on the axis shows that range.
     struct Window: Decodable {
-      var start: Double, end: Double, modes: String, listed: Int
+      var start: Double, end: Double, modes: String, listed: [String]
       init(from decoder: any Decoder) throws {
         var values = try decoder.unkeyedContainer()
         (start, end, modes, listed) = (
           try values.decode(Double.self), try values.decode(Double.self), try values.decode(String.self),
-          try values.decode(Int.self)
+          try values.decode([String].self)
         )
       }
     }
@@ -143,10 +143,25 @@ import Testing
     let runEnd = try #require(folder.events.named("run-finished").first?["t"] as? Double)
     #expect(fit.start == 0 && abs(fit.end - runEnd) < 0.001, "\(fit.start)–\(fit.end) of \(runEnd)")
     #expect(fit.modes == "density lanes", "\(fit.modes)")
+    // Every 20th job is in `io`, the queue drawn as lanes: the whole run lists all 100 and
+    // nothing of the main queue's band.
+    func inIO(_ job: String) -> Bool { Int(job.dropFirst(4)).map { $0 % 20 == 0 } ?? false }
+    #expect(fit.listed.count == 100 && fit.listed.allSatisfy(inIO), "\(fit.listed)")
     let zoomed = try step("zoomed-in", as: Window.self)
     #expect(zoomed.end - zoomed.start < (fit.end - fit.start) / 8, "\(zoomed.start)–\(zoomed.end)")
     #expect(zoomed.modes == "lanes lanes", "\(zoomed.modes)")
-    #expect(zoomed.listed > fit.listed)
+    // The main queue runs from the first start to the end: its jobs in the window are listed
+    // one by one, and each listed job ran during the window.
+    #expect(zoomed.listed.contains { !inIO($0) }, "\(zoomed.listed)")
+    let executing = Dictionary(
+      folder.events.named("transition").filter { $0["to"] as? String == "executing" }
+        .map { ($0["job"] as? String ?? "", $0["t"] as? Double ?? -1) }, uniquingKeysWith: min)
+    let ended = Dictionary(finished.map { ($0["job"] as? String ?? "", $0["t"] as? Double ?? -1) }, uniquingKeysWith: max)
+    let outside = zoomed.listed.filter { job in
+      guard let from = executing[job], let to = ended[job] else { return true }
+      return to < zoomed.start - 0.001 || from > zoomed.end + 0.001
+    }
+    #expect(outside.isEmpty, "listed but not running in \(zoomed.start)–\(zoomed.end): \(outside)")
     let fitAgain = try step("fit-again", as: Window.self)
     #expect(fitAgain.start == fit.start && fitAgain.end == fit.end && fitAgain.modes == fit.modes)
     // The drag went from a quarter of the way along the axis to half-way: the window starts
