@@ -294,7 +294,6 @@ public struct ControlChannelError: Error, Sendable, CustomStringConvertible {
   }
 }
 
-/// The channel's observer of the run: hands every event to ``ControlChannel/note(_:)``.
 /// Output of one job the history left out: lines and bytes, from `time` on.
 private struct SkippedOutput {
   let time: Double
@@ -302,6 +301,7 @@ private struct SkippedOutput {
   var bytes = 0
 }
 
+/// The channel's observer of the run: hands every event to ``ControlChannel/note(_:)``.
 private final class HistoryRecorder: RunObserver {
   weak var channel: ControlChannel?
 

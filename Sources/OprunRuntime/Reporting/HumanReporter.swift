@@ -180,7 +180,7 @@ public final class HumanReporter: RunObserver {
   ) {
     guard signal != SIGPIPE else { return }
     let word = signal == SIGINT ? "interrupted" : signal == SIGTERM ? "terminated" : SignalName.of(signal)
-    let names = Self.listed(waiting.map(jobName), atMost: 3)
+    let names = Listing.bounded(waiting.map(jobName), limit: 3)
     var detail: String
     if killing {
       detail = waiting.isEmpty ? "again: nothing left to kill" : "again: killing " + names + " now"
@@ -192,13 +192,6 @@ public final class HumanReporter: RunObserver {
       }
     }
     showLine(at: time, word, timeline.style.paint(detail, .yellow), from: .quiet)
-  }
-
-  /// `a, b and c`, or `a, b, c and 4 more` past `limit` names.
-  static func listed(_ names: [String], atMost limit: Int) -> String {
-    guard names.count > 1 else { return names.first ?? "" }
-    if names.count > limit { return names.prefix(limit).joined(separator: ", ") + " and \(names.count - limit) more" }
-    return names.dropLast().joined(separator: ", ") + " and " + names.last!
   }
 
   /// `5s`, `0.5s`, `2m03s`: a grace period as given.

@@ -82,12 +82,14 @@ struct StatusLine {
     let time = " · " + Self.elapsedText(elapsed)
     let width = max(columns - 1, 1)
     let word = isCancelling ? " cancelling: " : " running: "
-    var parts: [(label: String, names: [String], noun: String)] = []
-    let active = running.filter { !paused.contains($0) }
-    if !active.isEmpty || (paused.isEmpty && suspended.isEmpty) { parts.append((word, active.map(name), "job")) }
-    if !paused.isEmpty { parts.append((" paused: ", paused.map(name), "job")) }
-    if !waiting.isEmpty { parts.append((" waiting for another oprun: ", waiting.map(name), "job")) }
-    if !suspended.isEmpty { parts.append((" suspended: ", suspended.map(queueName), "queue")) }
+    // Names are made lazily: the line is drawn after every event, and only the names that
+    // fit are ever shown, however many jobs run at once.
+    var parts: [(label: String, ids: [Int], noun: String)] = []
+    let active = paused.isEmpty ? running : running.filter { !paused.contains($0) }
+    if !active.isEmpty || (paused.isEmpty && suspended.isEmpty) { parts.append((word, active, "job")) }
+    if !paused.isEmpty { parts.append((" paused: ", paused, "job")) }
+    if !waiting.isEmpty { parts.append((" waiting for another oprun: ", waiting, "job")) }
+    if !suspended.isEmpty { parts.append((" suspended: ", suspended, "queue")) }
     // The room the names may take: what the counter, the words, the separators and the time leave.
     var room = width - counter.count - time.count
     for (index, part) in parts.enumerated() { room -= part.label.count + (index == 0 ? 0 : " ·".count) }
@@ -95,10 +97,11 @@ struct StatusLine {
     for (index, part) in parts.enumerated() {
       let share = parts.count == 1 ? room : room / parts.count
       if index > 0 { activity += " ·" }
-      if part.names.isEmpty {
+      if part.ids.isEmpty {
         activity += isCancelling ? " cancelling" : " nothing running"
       } else {
-        activity += part.label + Self.fitted(part.names, room: share, noun: part.noun)
+        let names = part.ids.lazy.map(part.noun == "queue" ? queueName : name)
+        activity += part.label + Self.fitted(names, room: share, noun: part.noun)
       }
     }
     let plain = counter + activity + time
@@ -108,7 +111,7 @@ struct StatusLine {
 
   /// Names joined with `, ` in at most `room` columns: those that do not fit are counted
   /// (`+3 more`), or all of them (`4 jobs`) when not even the first fits.
-  private static func fitted(_ all: [String], room: Int, noun: String) -> String {
+  private static func fitted(_ all: some Collection<String>, room: Int, noun: String) -> String {
     var names: [String] = []
     var used = 0
     for (index, shown) in all.enumerated() {

@@ -116,16 +116,19 @@ struct YAMLSyntaxHint {
       // `- echo note: done: twice`: the key is the start of what was meant as one string.
       let dash = text[..<keyStart].lastIndex { !Self.isBlank($0) }.map { text[$0] == "-" } ?? false
       written = (dash ? "- " : "") + Self.quoted(valueText(text, from: keyStart))
-      isCommand = read.enclosingKey.map { ["commands", "command", "completion"].contains($0.text) } ?? false
+      isCommand = read.enclosingKey.map { Self.commandKeys.contains($0.text) } ?? false
     } else {
       var valueStart = keyColon + 1
       while valueStart < text.count, Self.isBlank(text[valueStart]) { valueStart += 1 }
       written = key.text + ": " + Self.quoted(valueText(text, from: valueStart))
-      isCommand = key.text == "command" || key.text == "completion"
+      isCommand = key.text == JobKey.command.word || key.text == JobKey.completion.word
     }
     let what = isCommand ? "the command" : "the value"
     return (column, "an unquoted value cannot hold ': '; quote \(what): \(written)")
   }
+
+  /// The keys whose values are shell commands, under which a hint speaks of "the command".
+  private static let commandKeys: Set<String> = [JobKey.command.word, JobKey.commands.word, JobKey.completion.word]
 
   /// The rest of the line from `start`, up to a comment, without trailing blanks.
   private func valueText(_ text: [Unicode.Scalar], from start: Int) -> String {
