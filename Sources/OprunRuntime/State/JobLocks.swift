@@ -17,7 +17,7 @@ import OprunCore
 /// Files are opened without following a link, close-on-exec, mode 0600, in a `.oprun/` that
 /// ``StateFolder/open()`` found fit; they are never removed (removing a lock file races with
 /// a run that has it open), and `.oprun/` may still be deleted at any time.
-public final class JobLocks {
+public class JobLocks {
   /// The folder of lock files.
   let folder: String
   private let state: StateFolder
@@ -107,6 +107,9 @@ final class JobLock {
   init(descriptor: Int32) {
     self.descriptor = descriptor
   }
+
+  /// Whether it is held still: not released.
+  var isHeld: Bool { descriptor >= 0 }
 
   /// The job runs: the file names this oprun as its holder (what a run waiting for it shows),
   /// and one that finds it so later knows this run may have died with the job half done.

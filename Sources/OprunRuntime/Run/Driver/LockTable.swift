@@ -9,16 +9,22 @@ import OprunCore
 /// observes first), and `heldCount` counts them, never more than `limit`; a job waits
 /// (`waits[job]`, and then it is listed in `waiting` or `waitingForRoom`) only while it is
 /// ready, waits for its files to decide, and holds no lock — so no job holds a lock while it
-/// waits for one, and two runs cannot wait for each other; `waitingForOtherRuns` counts the
-/// jobs that wait for another run, and `retryTimer` is set while it is not 0.
+/// waits for one, and two runs cannot wait for each other; a job that found no descriptor
+/// left is listed in `waitingForDescriptor` and becomes eligible for room only when one of
+/// this run's locks is released (a descriptor came back), never before; `waitingForOtherRuns`
+/// counts the jobs that wait for another run, and `retryTimer` is set while it is not 0.
 struct LockTable {
   /// Seconds between two tries of the locks jobs wait for.
   static let retryInterval = 0.03
 
   let locks: JobLocks
-  /// Locks held at once at most (each is an open descriptor): every slot of the queues and
-  /// some to spare for jobs decided and waiting for one. Past it, or when no descriptor is
-  /// left to open one, a job waits for one of this run's own locks to be released.
+  /// Locks held at once past the queues' slots: for jobs decided and waiting for a slot.
+  static let spare = 64
+
+  /// Locks held at once at most (each is an open descriptor, on top of those
+  /// ``DescriptorBudget`` counts for commands, which counts these too): every slot of the
+  /// queues and ``spare``. Past it, or when no descriptor is left to open one, a job waits
+  /// for one of this run's own locks to be released.
   let limit: Int
   private var held: [JobLock?]
   private(set) var heldCount = 0
@@ -34,6 +40,9 @@ struct LockTable {
   /// room, not on the timer; one cancelled meanwhile is passed over.
   private var waitingForRoom: [JobID] = []
   private var nextForRoom = 0
+  /// Jobs that found no descriptor left to open their lock file, in order: each waits for
+  /// one of this run's locks to be released (which closes a descriptor), and then for room.
+  private var waitingForDescriptor: [JobID] = []
   /// Whether each job's wait for another run was announced: once per job.
   private var announced: [Bool]
   /// The timer that tries the waiting jobs' locks again.
@@ -41,12 +50,12 @@ struct LockTable {
   /// Whether a lock that could not be had was warned about: once per run.
   var hasWarned = false
 
-  private enum Wait { case none, otherRun, room }
+  private enum Wait { case none, otherRun, room, descriptor }
 
   init(locks: JobLocks, graph: JobGraph) {
     self.locks = locks
     let slots = graph.queues.reduce(0) { $0 + min($1.maxConcurrent, graph.jobs.count) }
-    limit = min(slots, 1024) + 64
+    limit = min(slots, 1024) + Self.spare
     held = Array(repeating: nil, count: graph.jobs.count)
     waits = Array(repeating: .none, count: graph.jobs.count)
     announced = Array(repeating: false, count: graph.jobs.count)
@@ -82,8 +91,12 @@ struct LockTable {
       defer { announced[job] = true }
       return .waits(announce: !announced[job], pid: pid)
     case .outOfDescriptors where heldCount > 0:
-      // Its own locks are closed as their jobs end: room comes with the next one.
-      return waitForRoom(job)
+      // Its own locks are closed as their jobs end: a descriptor comes back with the next
+      // one, and not before (trying sooner would fail the same way, and never let the loop
+      // close what frees one).
+      waits[job] = .descriptor
+      waitingForDescriptor.append(job)
+      return .waitsForRoom
     case .outOfDescriptors:
       return .unavailable("no descriptor left to open its lock file")
     case .unavailable(let reason):
@@ -134,12 +147,18 @@ struct LockTable {
     held[job]?.markRunning()
   }
 
-  /// The job finished and its record is written: its lock, if it held one, is released.
+  /// The job finished and its record is written: its lock, if it held one, is released, and
+  /// the jobs that found no descriptor left wait for room again (this one's is closed).
   mutating func release(_ job: JobID) {
     guard let lock = held[job] else { return }
     lock.release()
     held[job] = nil
     heldCount -= 1
+    for waiter in waitingForDescriptor where waits[waiter] == .descriptor {
+      waits[waiter] = .room
+      waitingForRoom.append(waiter)
+    }
+    waitingForDescriptor.removeAll(keepingCapacity: true)
   }
 
   /// Whether the job holds its lock (tests).

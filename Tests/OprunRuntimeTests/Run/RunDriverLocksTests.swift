@@ -1,0 +1,54 @@
+import Foundation
+import OprunCore
+import Testing
+
+@testable import OprunRuntime
+
+/// Locks that run out of descriptors while one of them is held, as a process at its
+/// open-file limit does: the held lock's descriptor is the one that would come back.
+final class DescriptorStarvedLocks: JobLocks {
+  private var handedOut: [JobLock] = []
+  /// How many times a lock was refused for want of a descriptor.
+  private(set) var refusals = 0
+
+  override func take(_ job: String) -> Taking {
+    guard !handedOut.contains(where: \.isHeld) else {
+      refusals += 1
+      // A driver that tries again before a descriptor came back would never stop: end it.
+      if refusals > 100 { return .unavailable("tried again with no descriptor back") }
+      return .outOfDescriptors
+    }
+    let taking = super.take(job)
+    if case .taken(let lock, _) = taking { handedOut.append(lock) }
+    return taking
+  }
+}
+
+/// The driver and the locks between runs (SPEC §10), on locks that answer as scripted.
+@Suite struct RunDriverLocksTests {
+  @Test func aJobThatFoundNoDescriptorForItsLockIsTriedOnceOneOfTheRunsLocksIsReleased() throws {
+    let folder = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let locks = DescriptorStarvedLocks(manifestPath: folder + "/jobs.yaml", lookedAt: MonotonicClock.now())
+    let run = DriverHarness(
+      """
+      jobs:
+        a: {command: a, outputs: [x]}
+        b: {command: b, outputs: [y]}
+      """
+    ) { clock in
+      let checker = FakeFileChecker(clock: clock)
+      checker.snapshots = ["x": FakeFileChecker.file("x", "1"), "y": FakeFileChecker.file("y", "1")]
+      return FileTracking(checker: checker, records: [:], recordedInputs: { _ in nil }, force: true, locks: locks)
+    }
+    run.start()
+    // a holds its lock; b found no descriptor, and the loop was given back at once.
+    #expect(locks.refusals == 1)
+    #expect(run.events.lines(of: "b") == ["b pending>ready"])
+    #expect(run.runToEnd() == 0)
+    #expect(locks.refusals == 1, "tried again only once a's lock was released")
+    #expect(run.backend.attemptOrders(of: run.id("b")).count == 1)
+    let lines = run.events.lines
+    #expect(lines.firstIndex(of: "a executing>finished succeeded")! < lines.firstIndex(of: "b ready>executing")!)
+  }
+}
