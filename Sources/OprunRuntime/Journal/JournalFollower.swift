@@ -24,6 +24,9 @@ final class JournalFollower {
     var everyJobLost = false
     /// It cannot be read (too large, not a regular file, written by a newer oprun): passed over.
     var isPassedOver = false
+    /// It is not this user's own file alone (another user's, or a hard link to a file that
+    /// may be anyone's): nothing in it is trusted, nor is an older journal trusted over it.
+    var isDistrusted = false
   }
 
   init(folder: JournalFolder, ownJournal: String?) {
@@ -33,11 +36,14 @@ final class JournalFollower {
 
   /// The newest record that stands of the job named `name`, across the manifest's journals,
   /// newest first; nil when none has one, when a line that could not be read may have been
-  /// it, or when a journal cannot be opened now (the job then runs: a record is never taken
-  /// from an older journal than the newest that may hold one).
+  /// it, when a journal cannot be opened now, or when a newer journal is not this user's own
+  /// (the job then runs: a record is never taken from an older journal than the newest that
+  /// may hold one). Journals are checked as ``StateFolder/open()`` checks `.oprun/` before the
+  /// run: `runs/` may have been changed since by whoever may write it.
   func newestRecord(of name: String) -> JournalRecord? {
     for entry in folder.entries().entries.reversed() where entry.file != ownJournal {
       guard let journal = readOn(entry.file) else { return nil }
+      if journal.isDistrusted { return nil }
       if journal.isPassedOver { continue }
       if let record = journal.records[name] { return record }
       if journal.everyJobLost || journal.lost.contains(name) { return nil }
@@ -50,7 +56,7 @@ final class JournalFollower {
   private func readOn(_ file: String) -> Followed? {
     var journal = followed[file] ?? Followed()
     defer { followed[file] = journal }
-    guard !journal.isPassedOver else { return journal }
+    guard !journal.isPassedOver, !journal.isDistrusted else { return journal }
     let descriptor = open(file, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)
     guard descriptor >= 0 else {
       if errno == ELOOP || errno == ENOENT { journal.isPassedOver = true }
@@ -58,8 +64,12 @@ final class JournalFollower {
     }
     defer { close(descriptor) }
     var status = stat()
-    guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, Int(status.st_size) <= JournalFolder.maximumSize
-    else {
+    guard fstat(descriptor, &status) == 0 else { return nil }
+    guard status.st_uid == geteuid(), status.st_nlink == 1 else {
+      journal.isDistrusted = true
+      return journal
+    }
+    guard status.st_mode & S_IFMT == S_IFREG, Int(status.st_size) <= JournalFolder.maximumSize else {
       journal.isPassedOver = true
       return journal
     }

@@ -48,7 +48,7 @@ public class JobLocks {
     /// This process may open no more files now (EMFILE, ENFILE): one of its own locks, or
     /// anything else it has open, must be closed first.
     case outOfDescriptors
-    /// The lock cannot be had (a file that is not this user's regular file, an error): why.
+    /// The lock cannot be had (a file that is not this user's regular file, linked once; an error): why.
     case unavailable(String)
   }
 
@@ -70,9 +70,13 @@ public class JobLocks {
       return .unavailable("cannot open '\(path)': \(errorMessage(errno))")
     }
     var status = stat()
-    guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_uid == geteuid() else {
+    // A hard link planted in a `locks/` others may write would have the stamps written over
+    // the start of the file it names: only a file of this user's, linked once, is a lock file.
+    guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_uid == geteuid(),
+      status.st_nlink == 1
+    else {
       close(descriptor)
-      return .unavailable("'\(path)' is not a regular file of this user's")
+      return .unavailable("'\(path)' is not a regular file of this user's alone")
     }
     while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
       let failure = errno

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import OprunCore
 import Testing
 
@@ -57,5 +58,22 @@ import Testing
     #expect(follower.newestRecord(of: "build") == nil)
     #expect(follower.newestRecord(of: "test") == records["test"])
     #expect(follower.newestRecord(of: "test")?.outcome == .succeeded)
+  }
+
+  @Test func aJournalOfAnotherUserOrLinkedTwiceIsTrustedForNothingAndHidesOlderOnes() throws {
+    try fixture.journal("r1", start: 1, lines: [JournalFixture.job("build", outcome: "failed")])
+    // Dropped in by someone else who may write runs/: it says the job succeeded.
+    try fixture.journal("r2", start: 2, lines: [JournalFixture.job("build")])
+    try #require(chown(file(of: "r2"), 65534, 65534) == 0)
+    let follower = JournalFollower(folder: fixture.journals, ownJournal: nil)
+    #expect(follower.newestRecord(of: "build") == nil, "another user's journal decides nothing")
+
+    // A hard link to a file that says the same, planted as the newest journal.
+    let other = JournalFixture(folder: folder.appendingPathComponent("elsewhere"))
+    try other.journal("r3", start: 3, lines: [JournalFixture.job("build")])
+    try FileManager.default.removeItem(atPath: file(of: "r2"))
+    try #require(link(other.journals.path + "/r3.ndjson", file(of: "r3")) == 0)
+    let later = JournalFollower(folder: fixture.journals, ownJournal: nil)
+    #expect(later.newestRecord(of: "build") == nil, "a journal linked twice decides nothing")
   }
 }

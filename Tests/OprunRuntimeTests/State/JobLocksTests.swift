@@ -112,6 +112,21 @@ import Testing
     #expect(access(target, F_OK) != 0, "nothing was created through the link")
   }
 
+  @Test func aHardLinkPlantedInPlaceOfALockFileIsNotWrittenThrough() throws {
+    let folder = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let locks = locks(in: folder)
+    try take("gen", from: locks).lock.release()  // makes locks/
+    let precious = folder + "/precious"
+    try "the user's own".write(toFile: precious, atomically: false, encoding: .utf8)
+    #expect(link(precious, locks.file(of: "other")) == 0)
+    guard case .unavailable = locks.take("other") else {
+      Issue.record("a file linked twice is no lock file")
+      return
+    }
+    #expect(try String(contentsOfFile: precious, encoding: .utf8) == "the user's own")
+  }
+
   @Test func aStampIsOneLineOfFixedWidthReadBackAsWritten() {
     let stamp = LockStamp(isHeld: true, pid: 4242, time: 12345.678901234)
     #expect(stamp.line.utf8.count == LockStamp.width)
