@@ -117,19 +117,24 @@ final class JobLock {
 
   /// The job runs: the file names this oprun as its holder (what a run waiting for it shows),
   /// and one that finds it so later knows this run may have died with the job half done.
-  func markRunning() {
-    guard descriptor >= 0, !isRunning else { return }
+  /// Nil when written, else why not (``LockStamp/write(to:)``: the file then reads as changed).
+  func markRunning() -> String? {
+    guard descriptor >= 0, !isRunning else { return nil }
     isRunning = true
-    LockStamp(isHeld: true, pid: getpid(), time: MonotonicClock.now()).write(to: descriptor)
+    return LockStamp(isHeld: true, pid: getpid(), time: MonotonicClock.now()).write(to: descriptor)
   }
 
   /// Releases it; after a job that ran, once its record is written, the file says so first:
   /// a run that takes it later knows the files and the record may be newer than what it read.
-  func release() {
-    guard descriptor >= 0 else { return }
-    if isRunning { LockStamp(isHeld: false, pid: getpid(), time: MonotonicClock.now()).write(to: descriptor) }
+  /// Nil when nothing was to be written or it was, else why not.
+  @discardableResult
+  func release() -> String? {
+    guard descriptor >= 0 else { return nil }
+    let failure =
+      isRunning ? LockStamp(isHeld: false, pid: getpid(), time: MonotonicClock.now()).write(to: descriptor) : nil
     close(descriptor)
     descriptor = -1
+    return failure
   }
 
   deinit { release() }
@@ -174,8 +179,19 @@ struct LockStamp: Equatable {
     return text + String(repeating: " ", count: max(Self.width - 1 - text.utf8.count, 0)) + "\n"
   }
 
-  func write(to descriptor: Int32) {
+  /// Writes it over the file's start, whole; nil when done, else why not. A stamp not written
+  /// whole (ENOSPC, EDQUOT, EIO) must not leave an older one, or half of two, to be read as
+  /// nothing changed: the file is cut to one byte, which no stamp is, so that whoever takes
+  /// the lock next reads it as changed (cutting a file needs no block of the disk).
+  func write(to descriptor: Int32) -> String? {
     let bytes = Array(line.utf8)
-    _ = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+    var written = -1
+    repeat {
+      written = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+    } while written < 0 && errno == EINTR
+    guard written != bytes.count else { return nil }
+    let reason = written < 0 ? errorMessage(errno) : "only \(written) of \(bytes.count) bytes written"
+    _ = ftruncate(descriptor, 1)
+    return reason
   }
 }

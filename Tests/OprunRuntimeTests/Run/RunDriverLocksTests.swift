@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import OprunCore
 import Testing
 
@@ -21,6 +22,13 @@ final class DescriptorStarvedLocks: JobLocks {
     let taking = super.take(job)
     if case .taken(let lock, _) = taking { handedOut.append(lock) }
     return taking
+  }
+}
+
+/// Locks whose files cannot be written, as on a full disk: each is `/dev/full`.
+final class FullDiskLocks: JobLocks {
+  override func take(_ job: String) -> Taking {
+    .taken(JobLock(descriptor: open("/dev/full", O_RDWR | O_CLOEXEC)), changedSince: false)
   }
 }
 
@@ -50,5 +58,28 @@ final class DescriptorStarvedLocks: JobLocks {
     #expect(run.backend.attemptOrders(of: run.id("b")).count == 1)
     let lines = run.events.lines
     #expect(lines.firstIndex(of: "a executing>finished succeeded")! < lines.firstIndex(of: "b ready>executing")!)
+  }
+
+  @Test func aLockFileThatCannotBeWrittenIsWarnedOfOnceAndTheJobsRunOn() throws {
+    let folder = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let locks = FullDiskLocks(manifestPath: folder + "/jobs.yaml", lookedAt: MonotonicClock.now())
+    let run = DriverHarness(
+      """
+      jobs:
+        a: {command: a, outputs: [x]}
+        b: {command: b, outputs: [y]}
+      """
+    ) { clock in
+      let checker = FakeFileChecker(clock: clock)
+      checker.snapshots = ["x": FakeFileChecker.file("x", "1"), "y": FakeFileChecker.file("y", "1")]
+      return FileTracking(checker: checker, records: [:], recordedInputs: { _ in nil }, force: true, locks: locks)
+    }
+    run.start()
+    #expect(run.runToEnd() == 0)
+    let warnings = run.events.lines.filter { $0.hasPrefix("warning ") }
+    #expect(warnings.count == 1)
+    #expect(warnings.first?.contains("cannot write the lock file of 'a'") == true)
+    #expect(warnings.first?.contains(String(cString: strerror(ENOSPC))) == true)
   }
 }

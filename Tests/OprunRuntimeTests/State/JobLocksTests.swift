@@ -36,7 +36,7 @@ import Testing
       return
     }
     #expect(unknown == nil, "its holder is named once it runs the job")
-    lock.markRunning()
+    #expect(lock.markRunning() == nil)
     guard case .heldElsewhere(let pid) = locks.take("gen") else {
       Issue.record("a held lock is not taken twice")
       return
@@ -54,7 +54,7 @@ import Testing
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let earlier = locks(in: folder)
     let lock = try take("gen", from: earlier).lock
-    lock.markRunning()
+    #expect(lock.markRunning() == nil)
     lock.release()
     let (again, changedSince) = try take("gen", from: earlier)
     #expect(changedSince, "released after this run began to look")
@@ -125,6 +125,21 @@ import Testing
       return
     }
     #expect(try String(contentsOfFile: precious, encoding: .utf8) == "the user's own")
+  }
+
+  @Test func aStampThatCannotBeWrittenLeavesAFileThatReadsAsChanged() throws {
+    let folder = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let full = open("/dev/full", O_RDWR | O_CLOEXEC)
+    defer { close(full) }
+    #expect(LockStamp(isHeld: true, pid: 1, time: 1).write(to: full) == String(cString: strerror(ENOSPC)))
+    // What a stamp not written whole leaves: the file cut to one byte.
+    let locks = locks(in: folder, lookedAt: MonotonicClock.now() + 1)
+    try take("gen", from: locks).lock.release()
+    try "f".write(toFile: locks.file(of: "gen"), atomically: false, encoding: .utf8)
+    let (again, changedSince) = try take("gen", from: locks)
+    #expect(changedSince, "a run may have changed it, and its stamp may not say so")
+    again.release()
   }
 
   @Test func aStampIsOneLineOfFixedWidthReadBackAsWritten() {

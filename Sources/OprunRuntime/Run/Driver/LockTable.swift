@@ -49,6 +49,8 @@ struct LockTable {
   var retryTimer: TimerID?
   /// Whether a lock that could not be had was warned about: once per run.
   var hasWarned = false
+  /// Whether a lock file that could not be written was warned about: once per run.
+  var hasWarnedOfStamp = false
 
   private enum Wait { case none, otherRun, room, descriptor }
 
@@ -142,16 +144,19 @@ struct LockTable {
     waits[job] = .none
   }
 
-  /// The job was found to run: its lock file says so (``JobLock/markRunning()``).
-  func markRunning(_ job: JobID) {
+  /// The job was found to run: its lock file says so (``JobLock/markRunning()``); nil when
+  /// it does, else why it could not be written.
+  func markRunning(_ job: JobID) -> String? {
     held[job]?.markRunning()
   }
 
   /// The job finished and its record is written: its lock, if it held one, is released, and
-  /// the jobs that found no descriptor left wait for room again (this one's is closed).
-  mutating func release(_ job: JobID) {
-    guard let lock = held[job] else { return }
-    lock.release()
+  /// the jobs that found no descriptor left wait for room again (this one's is closed). Nil,
+  /// or why its lock file could not say it was released.
+  @discardableResult
+  mutating func release(_ job: JobID) -> String? {
+    guard let lock = held[job] else { return nil }
+    let failure = lock.release()
     held[job] = nil
     heldCount -= 1
     for waiter in waitingForDescriptor where waits[waiter] == .descriptor {
@@ -159,6 +164,7 @@ struct LockTable {
       waitingForRoom.append(waiter)
     }
     waitingForDescriptor.removeAll(keepingCapacity: true)
+    return failure
   }
 
   /// Whether the job holds its lock (tests).

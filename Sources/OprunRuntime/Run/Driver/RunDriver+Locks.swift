@@ -68,6 +68,18 @@ extension RunDriver {
     }
   }
 
+  /// Warns, once per run, that a job's lock file could not say what its holder did
+  /// (`failure`, when there is one): other runs will look at the job's files again.
+  func warnOfLockFile(of job: JobID, failure: String?) {
+    guard let failure, locks != nil, !locks!.hasWarnedOfStamp else { return }
+    locks!.hasWarnedOfStamp = true
+    take(
+      .announce(
+        .warning(
+          "cannot write the lock file of '\(graph.reportedName(job: job))': \(failure); the next run in this folder "
+            + "to take its lock looks at its files again")))
+  }
+
   private func scheduleLockRetry() {
     guard locks!.retryTimer == nil else { return }
     locks!.retryTimer = clock.schedule(after: LockTable.retryInterval) { [unowned self] in apply(.retryLocks) }
