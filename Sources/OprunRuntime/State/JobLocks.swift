@@ -10,10 +10,14 @@ import OprunCore
 /// the job's name (its instance's, for a matrix job): what a record is kept under, so the
 /// lock guards exactly what one record says. An exclusive `flock` on it is the lock; the
 /// kernel drops it with the descriptor, so a run killed by SIGKILL blocks no later run. The
-/// file says who holds it to run the job (`held PID TIME`, written once the job is found to
-/// run) or last released it after running it (`free PID TIME`, written after the record), TIME
-/// on CLOCK_MONOTONIC, which every process of the machine shares. A run that finds the job up
-/// to date writes nothing there: it changed no file, and its record says what the last one said.
+/// file says who holds it to run the job (`held PID TIME CLOCK`, written once the job is found
+/// to run) or last released it after running it (`free PID TIME CLOCK`, written after the
+/// record), TIME on CLOCK_MONOTONIC and CLOCK naming that clock: the boot and the time
+/// namespace it was read in. Monotonic times compare only within one clock — not across a
+/// reboot, a container's time namespace, or hosts sharing `.oprun/` over NFS (where `flock`
+/// works too) — so a stamp of another clock reads as changed: the locks order runs of one
+/// machine, and runs elsewhere are only never trusted. A run that finds the job up to date
+/// writes nothing there: it changed no file, and its record says what the last one said.
 /// Files are opened without following a link, close-on-exec, mode 0600, in a `.oprun/` that
 /// ``StateFolder/open()`` found fit; they are never removed (removing a lock file races with
 /// a run that has it open), and `.oprun/` may still be deleted at any time.
@@ -91,7 +95,7 @@ public class JobLocks {
     let changedSince: Bool =
       switch LockStamp(readingFrom: descriptor) {
       case nil: !Self.isEmpty(descriptor)
-      case let stamp?: stamp.isHeld || stamp.time >= lookedAt
+      case let stamp?: stamp.isHeld || !stamp.isOfThisClock || stamp.time >= lookedAt
       }
     return .taken(JobLock(descriptor: descriptor), changedSince: changedSince)
   }
@@ -140,20 +144,39 @@ final class JobLock {
   deinit { release() }
 }
 
-/// What a lock file says: `held PID TIME` or `free PID TIME`, one line padded to a fixed
-/// width so that each writing replaces the last whole, with one `pwrite` at the start.
+/// What a lock file says: `held PID TIME CLOCK` or `free PID TIME CLOCK`, one line padded to
+/// a fixed width so that each writing replaces the last whole, with one `pwrite` at the start.
 struct LockStamp: Equatable {
   var isHeld: Bool
   var pid: Int32
   /// CLOCK_MONOTONIC seconds.
   var time: Double
+  /// The monotonic clock `time` was read on (``thisClock``).
+  var clock: String
 
-  static let width = 64
+  static let width = 128
 
-  init(isHeld: Bool, pid: Int32, time: Double) {
+  /// This process's monotonic clock: the machine's boot id and the time namespace's inode,
+  /// `BOOT-ID/TIME-NS`; `unknown` when either cannot be read, and then no stamp, not even
+  /// one of its own, is taken to be of this clock.
+  static let thisClock: String = {
+    guard case .success(let bytes) = FileContents.readPrefix(path: "/proc/sys/kernel/random/boot_id", count: 64)
+    else { return unknownClock }
+    let boot = String(decoding: bytes, as: UTF8.self).filter { !$0.isWhitespace }
+    var namespace = stat()
+    guard !boot.isEmpty, stat("/proc/self/ns/time", &namespace) == 0 else { return unknownClock }
+    return boot + "/" + String(namespace.st_ino)
+  }()
+  private static let unknownClock = "unknown"
+
+  /// Whether its time was read on this process's clock, and may be compared with its own.
+  var isOfThisClock: Bool { clock == Self.thisClock && clock != Self.unknownClock }
+
+  init(isHeld: Bool, pid: Int32, time: Double, clock: String = LockStamp.thisClock) {
     self.isHeld = isHeld
     self.pid = pid
     self.time = time
+    self.clock = clock
   }
 
   /// The stamp in the file open as `descriptor`; nil when it holds none that can be read.
@@ -167,15 +190,15 @@ struct LockStamp: Equatable {
   /// The stamp `line` spells.
   init?(line: String) {
     let words = line.split(whereSeparator: { $0 == " " || $0 == "\n" })
-    guard words.count == 3, words[0] == "held" || words[0] == "free", let pid = Int32(words[1]),
+    guard words.count == 4, words[0] == "held" || words[0] == "free", let pid = Int32(words[1]),
       let time = Double(words[2]), time.isFinite
     else { return nil }
-    self.init(isHeld: words[0] == "held", pid: pid, time: time)
+    self.init(isHeld: words[0] == "held", pid: pid, time: time, clock: String(words[3]))
   }
 
   /// The line, padded with spaces to ``width``.
   var line: String {
-    let text = "\(isHeld ? "held" : "free") \(pid) \(time)"
+    let text = "\(isHeld ? "held" : "free") \(pid) \(time) \(clock)"
     return text + String(repeating: " ", count: max(Self.width - 1 - text.utf8.count, 0)) + "\n"
   }
 

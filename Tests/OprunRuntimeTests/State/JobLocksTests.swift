@@ -142,12 +142,34 @@ import Testing
     again.release()
   }
 
+  @Test func aStampOfAnotherBootOrTimeNamespaceIsNews() throws {
+    let folder = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let boot = try String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8)
+    #expect(LockStamp.thisClock.hasPrefix(boot.trimmingCharacters(in: .whitespacesAndNewlines) + "/"))
+    let locks = locks(in: folder, lookedAt: MonotonicClock.now() + 1)
+    try take("gen", from: locks).lock.release()
+    let file = locks.file(of: "gen")
+    // Released long before this run looked, on this clock: nothing changed since.
+    try LockStamp(isHeld: false, pid: 1, time: 0).line.write(toFile: file, atomically: false, encoding: .utf8)
+    let (same, unchanged) = try take("gen", from: locks)
+    #expect(!unchanged)
+    same.release()
+    // The same time on another clock (another boot, host or time namespace) says nothing of when.
+    try LockStamp(isHeld: false, pid: 1, time: 0, clock: "another-boot/1").line.write(
+      toFile: file, atomically: false, encoding: .utf8)
+    let (other, changedSince) = try take("gen", from: locks)
+    #expect(changedSince)
+    other.release()
+  }
+
   @Test func aStampIsOneLineOfFixedWidthReadBackAsWritten() {
     let stamp = LockStamp(isHeld: true, pid: 4242, time: 12345.678901234)
     #expect(stamp.line.utf8.count == LockStamp.width)
     #expect(stamp.line.hasSuffix("\n"))
     #expect(LockStamp(line: stamp.line) == stamp)
-    #expect(LockStamp(line: "free 7 3.5") == LockStamp(isHeld: false, pid: 7, time: 3.5))
+    #expect(LockStamp(line: "free 7 3.5 b/1") == LockStamp(isHeld: false, pid: 7, time: 3.5, clock: "b/1"))
+    #expect(LockStamp(line: "free 7 3.5") == nil, "no clock: an older oprun's, read as changed")
     #expect(LockStamp(line: "gibberish") == nil)
   }
 }
