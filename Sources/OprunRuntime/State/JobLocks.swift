@@ -106,7 +106,7 @@ public class JobLocks {
   }
 }
 
-/// A job's lock, held until ``release()`` (or until the process ends).
+/// A job's lock, held until ``release()``, or until it is let go of or the process ends.
 final class JobLock {
   private var descriptor: Int32
   /// The job was found to run: the file says so, and says when it was released.
@@ -141,7 +141,12 @@ final class JobLock {
     return failure
   }
 
-  deinit { release() }
+  /// Let go without being released (the run ended before the job finished, and no record of
+  /// it was written): the file keeps saying `held`, as a run that died would leave it, so
+  /// that the next run to take it knows the job may have changed its files.
+  deinit {
+    if descriptor >= 0 { close(descriptor) }
+  }
 }
 
 /// What a lock file says: `held PID TIME CLOCK` or `free PID TIME CLOCK`, one line padded to

@@ -91,6 +91,21 @@ import Testing
     again.release()
   }
 
+  @Test func aLockLetGoOfBeforeItsJobFinishedStillSaysHeld() throws {
+    let folder = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let locks = locks(in: folder, lookedAt: MonotonicClock.now() + 1)
+    do {
+      let lock = try take("gen", from: locks).lock
+      #expect(lock.markRunning() == nil)
+      // The run is torn down with the job running: no record of it is written.
+    }
+    let (again, changedSince) = try take("gen", from: locks)
+    #expect(changedSince, "the job may have changed its files")
+    #expect(LockStamp(line: try String(contentsOfFile: locks.file(of: "gen"), encoding: .utf8))?.isHeld == true)
+    again.release()
+  }
+
   @Test func aLockFileIsThisUsersAloneAndALinkInItsPlaceIsNotFollowed() throws {
     let folder = try makeTemporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: folder) }
