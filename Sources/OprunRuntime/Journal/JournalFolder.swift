@@ -44,15 +44,30 @@ public struct JournalFolder: Sendable {
     return (scan.entries, scan.warnings)
   }
 
-  /// What ``entries()`` gives, and the files that are no journal and older than ``staleAge``.
-  private func scan() -> (entries: [Entry], warnings: [String], stale: [String]) {
+  /// This manifest's journals, as ``entries()`` finds them, for reading again mid-run; and
+  /// whether the folder or one of them could not be opened for want of a descriptor, so that
+  /// the list may lack the newest journal.
+  func entriesForFollowing() -> (entries: [Entry], isShortOfDescriptors: Bool) {
+    let scan = scan()
+    return (scan.entries, scan.isShortOfDescriptors)
+  }
+
+  /// What ``entries()`` gives, the files that are no journal and older than ``staleAge``, and
+  /// whether a file could not be opened for want of a descriptor.
+  private func scan() -> (entries: [Entry], warnings: [String], stale: [String], isShortOfDescriptors: Bool) {
     var entries: [Entry] = []
     var warnings: [String] = []
     var stale: [String] = []
+    var isShortOfDescriptors = false
+    func noteShortage(_ failure: FileContents.Failure) {
+      if case .system(let code) = failure, code == EMFILE || code == ENFILE { isShortOfDescriptors = true }
+    }
     let names: [JournalName]
     switch journalFileNames() {
     case .success(let found): names = found
-    case .failure(let failure): return ([], ["cannot read the journals in \(path): \(failure.message)"], [])
+    case .failure(let failure):
+      noteShortage(failure)
+      return ([], ["cannot read the journals in \(path): \(failure.message)"], [], isShortOfDescriptors)
     }
     for name in names {
       let file = path + "/" + name.fileName
@@ -71,6 +86,7 @@ public struct JournalFolder: Sendable {
       case .failure(.system(ENOENT)):
         continue  // removed since the folder was listed: another run pruned it
       case .failure(let failure):
+        noteShortage(failure)
         warnings.append("cannot read the journal \(file): \(failure.message); ignored")
       }
     }
@@ -79,7 +95,7 @@ public struct JournalFolder: Sendable {
       warnings.append("\(first)\(others): not a journal (no header line); ignored")
     }
     entries.sort { $0.name.precedes($1.name, start: $0.header?.start ?? 0, otherStart: $1.header?.start ?? 0) }
-    return (entries, warnings, stale)
+    return (entries, warnings, stale, isShortOfDescriptors)
   }
 
   /// How old a file that is no journal must be to be warned about and removed: a run writes

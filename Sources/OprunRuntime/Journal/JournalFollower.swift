@@ -39,52 +39,71 @@ final class JournalFollower {
   /// it, when a journal cannot be opened now, or when a newer journal is not this user's own
   /// (the job then runs: a record is never taken from an older journal than the newest that
   /// may hold one). Journals are checked as ``StateFolder/open()`` checks `.oprun/` before the
-  /// run: `runs/` may have been changed since by whoever may write it.
-  func newestRecord(of name: String) -> JournalRecord? {
-    for entry in folder.entries().entries.reversed() where entry.file != ownJournal {
-      guard let journal = readOn(entry.file) else { return nil }
-      if journal.isDistrusted { return nil }
+  /// run: `runs/` may have been changed since by whoever may write it. ``RecordReading/notNow``
+  /// when the folder or a journal cannot be opened for want of a descriptor.
+  func newestRecord(of name: String) -> RecordReading {
+    let scan = folder.entriesForFollowing()
+    if scan.isShortOfDescriptors { return .notNow }
+    for entry in scan.entries.reversed() where entry.file != ownJournal {
+      let journal: Followed
+      switch readOn(entry.file) {
+      case .read(let read): journal = read
+      case .shortOfDescriptors: return .notNow
+      case .unopenable: return .read(nil)
+      }
+      if journal.isDistrusted { return .read(nil) }
       if journal.isPassedOver { continue }
-      if let record = journal.records[name] { return record }
-      if journal.everyJobLost || journal.lost.contains(name) { return nil }
+      if let record = journal.records[name] { return .read(record) }
+      if journal.everyJobLost || journal.lost.contains(name) { return .read(nil) }
     }
-    return nil
+    return .read(nil)
   }
 
-  /// The journal in `file`, with the whole lines appended since it was last read; nil when
-  /// it cannot be opened now.
-  private func readOn(_ file: String) -> Followed? {
+  /// What reading a journal on came to.
+  private enum Reading {
+    case read(Followed)
+    /// No descriptor is left to open it now (EMFILE, ENFILE): ask again later.
+    case shortOfDescriptors
+    /// It cannot be opened (an error other than its absence, a link, or no descriptor left).
+    case unopenable
+  }
+
+  /// The journal in `file`, with the whole lines appended since it was last read.
+  private func readOn(_ file: String) -> Reading {
     var journal = followed[file] ?? Followed()
     defer { followed[file] = journal }
-    guard !journal.isPassedOver, !journal.isDistrusted else { return journal }
+    guard !journal.isPassedOver, !journal.isDistrusted else { return .read(journal) }
     let descriptor = open(file, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)
     guard descriptor >= 0 else {
-      if errno == ELOOP || errno == ENOENT { journal.isPassedOver = true }
-      return errno == ELOOP || errno == ENOENT ? journal : nil
+      let failure = errno
+      if failure == EMFILE || failure == ENFILE { return .shortOfDescriptors }
+      guard failure == ELOOP || failure == ENOENT else { return .unopenable }
+      journal.isPassedOver = true
+      return .read(journal)
     }
     defer { close(descriptor) }
     var status = stat()
-    guard fstat(descriptor, &status) == 0 else { return nil }
+    guard fstat(descriptor, &status) == 0 else { return .unopenable }
     guard status.st_uid == geteuid(), status.st_nlink == 1 else {
       journal.isDistrusted = true
-      return journal
+      return .read(journal)
     }
     guard status.st_mode & S_IFMT == S_IFREG, Int(status.st_size) <= JournalFolder.maximumSize else {
       journal.isPassedOver = true
-      return journal
+      return .read(journal)
     }
     let size = Int(status.st_size)
-    guard size > journal.offset else { return journal }
+    guard size > journal.offset else { return .read(journal) }
     var bytes = [UInt8](repeating: 0, count: size - journal.offset)
     let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(journal.offset)) }
-    guard count > 0 else { return journal }
+    guard count > 0 else { return .read(journal) }
     // Only whole lines: the rest is read once its writer has ended it.
-    guard let lastNewline = bytes[..<count].lastIndex(of: UInt8(ascii: "\n")) else { return journal }
+    guard let lastNewline = bytes[..<count].lastIndex(of: UInt8(ascii: "\n")) else { return .read(journal) }
     let lines = Journal.read(Array(bytes[...lastNewline]))
     journal.offset += lastNewline + 1
     if lines.isFromNewerFormat {
       journal.isPassedOver = true
-      return journal
+      return .read(journal)
     }
     for record in lines.records where record.started {
       journal.records[record.job] = record
@@ -92,6 +111,6 @@ final class JournalFollower {
     }
     for job in lines.jobsOfUnreadableLines where journal.records[job] == nil { journal.lost.insert(job) }
     if lines.hasUnreadableLineOfUnknownJob { journal.everyJobLost = true }
-    return journal
+    return .read(journal)
   }
 }

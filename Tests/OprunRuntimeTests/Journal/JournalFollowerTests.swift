@@ -5,6 +5,14 @@ import Testing
 
 @testable import OprunRuntime
 
+extension JournalFollower {
+  /// The newest record of the job named `name`, when it could be read.
+  fileprivate func record(of name: String) -> JournalRecord? {
+    guard case .read(let record) = newestRecord(of: name) else { return nil }
+    return record
+  }
+}
+
 /// The newest record of one job, asked for while another run appends to its journal (SPEC
 /// §10: a job whose lock that run held is decided from what it recorded): what is appended is
 /// read, and only whole lines; this run's own journal is passed over.
@@ -30,23 +38,23 @@ import Testing
     try fixture.journal("r1", start: 1, lines: [JournalFixture.job("build")])
     try fixture.journal("r2", start: 2)
     let follower = JournalFollower(folder: fixture.journals, ownJournal: nil)
-    #expect(follower.newestRecord(of: "build")?.outcome == .succeeded)
+    #expect(follower.record(of: "build")?.outcome == .succeeded)
 
     let failed = JournalFixture.job("build", outcome: "failed")
     try append(String(failed.prefix(30)), to: "r2")
-    #expect(follower.newestRecord(of: "build")?.outcome == .succeeded, "a line not yet ended is not read")
+    #expect(follower.record(of: "build")?.outcome == .succeeded, "a line not yet ended is not read")
     try append(String(failed.dropFirst(30)) + "\n", to: "r2")
-    #expect(follower.newestRecord(of: "build")?.outcome == .failed)
+    #expect(follower.record(of: "build")?.outcome == .failed)
     try append(JournalFixture.job("build") + "\n", to: "r2")
-    #expect(follower.newestRecord(of: "build")?.outcome == .succeeded)
-    #expect(follower.newestRecord(of: "test") == nil)
+    #expect(follower.record(of: "build")?.outcome == .succeeded)
+    #expect(follower.record(of: "test") == nil)
   }
 
   @Test func thisRunsOwnJournalIsPassedOver() throws {
     try fixture.journal("r1", start: 1, lines: [JournalFixture.job("build")])
     try fixture.journal("r2", start: 2, lines: [JournalFixture.job("build", outcome: "failed")])
     let follower = JournalFollower(folder: fixture.journals, ownJournal: file(of: "r2"))
-    #expect(follower.newestRecord(of: "build")?.outcome == .succeeded)
+    #expect(follower.record(of: "build")?.outcome == .succeeded)
   }
 
   @Test func aCutLineHidesOlderRecordsOfItsJobAsWhenAllIsReadAtOnce() throws {
@@ -54,10 +62,10 @@ import Testing
     try fixture.journal("r2", start: 2, lines: [String(JournalFixture.job("build", outcome: "failed").prefix(40))])
     let follower = JournalFollower(folder: fixture.journals, ownJournal: nil)
     let (records, _) = fixture.journals.newestRecords(of: ["build", "test"])
-    #expect(follower.newestRecord(of: "build") == records["build"])
-    #expect(follower.newestRecord(of: "build") == nil)
-    #expect(follower.newestRecord(of: "test") == records["test"])
-    #expect(follower.newestRecord(of: "test")?.outcome == .succeeded)
+    #expect(follower.record(of: "build") == records["build"])
+    #expect(follower.record(of: "build") == nil)
+    #expect(follower.record(of: "test") == records["test"])
+    #expect(follower.record(of: "test")?.outcome == .succeeded)
   }
 
   @Test func aJournalOfAnotherUserOrLinkedTwiceIsTrustedForNothingAndHidesOlderOnes() throws {
@@ -66,7 +74,7 @@ import Testing
     try fixture.journal("r2", start: 2, lines: [JournalFixture.job("build")])
     try #require(chown(file(of: "r2"), 65534, 65534) == 0)
     let follower = JournalFollower(folder: fixture.journals, ownJournal: nil)
-    #expect(follower.newestRecord(of: "build") == nil, "another user's journal decides nothing")
+    #expect(follower.record(of: "build") == nil, "another user's journal decides nothing")
 
     // A hard link to a file that says the same, planted as the newest journal.
     let other = JournalFixture(folder: folder.appendingPathComponent("elsewhere"))
@@ -74,6 +82,6 @@ import Testing
     try FileManager.default.removeItem(atPath: file(of: "r2"))
     try #require(link(other.journals.path + "/r3.ndjson", file(of: "r3")) == 0)
     let later = JournalFollower(folder: fixture.journals, ownJournal: nil)
-    #expect(later.newestRecord(of: "build") == nil, "a journal linked twice decides nothing")
+    #expect(later.record(of: "build") == nil, "a journal linked twice decides nothing")
   }
 }

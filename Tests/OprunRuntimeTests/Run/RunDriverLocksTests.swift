@@ -32,6 +32,15 @@ final class FullDiskLocks: JobLocks {
   }
 }
 
+/// Locks that another run always held since this one looked: each taking reads the job's
+/// record again.
+final class ChangedLocks: JobLocks {
+  override func take(_ job: String) -> Taking {
+    guard case .taken(let lock, _) = super.take(job) else { return super.take(job) }
+    return .taken(lock, changedSince: true)
+  }
+}
+
 /// The driver and the locks between runs (SPEC §10), on locks that answer as scripted.
 @Suite struct RunDriverLocksTests {
   @Test func aJobThatFoundNoDescriptorForItsLockIsTriedOnceOneOfTheRunsLocksIsReleased() throws {
@@ -81,5 +90,45 @@ final class FullDiskLocks: JobLocks {
     #expect(warnings.count == 1)
     #expect(warnings.first?.contains("cannot write the lock file of 'a'") == true)
     #expect(warnings.first?.contains(String(cString: strerror(ENOSPC))) == true)
+  }
+
+  @Test func aRecordThatCannotBeReadAgainForWantOfADescriptorIsAskedForOnTheTimer() throws {
+    let folder = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let locks = ChangedLocks(manifestPath: folder + "/jobs.yaml", lookedAt: MonotonicClock.now())
+    let manifest = "jobs:\n  build: {command: build, inputs: [src], outputs: [app]}\n"
+    let source = FakeFileChecker.file("src", "v1")
+    let app = FakeFileChecker.file("app", "a1")
+    var readings: [Double] = []
+    var clock: ManualClock!
+    let run = DriverHarness(manifest) { manual in
+      clock = manual
+      let checker = FakeFileChecker(clock: manual)
+      checker.snapshots = ["src": source, "app": app]
+      return FileTracking(
+        checker: checker, records: [:], recordedInputs: { _ in nil }, force: false, locks: locks,
+        newestRecord: { name in
+          readings.append(clock.time)
+          // The other run's journal cannot be opened at first; then it says the job is up to date.
+          guard readings.count > 1 else { return .notNow }
+          let graph = try! ManifestLoader.graph(
+            from: SourceText(path: "/work/jobs.yaml", text: manifest), defaultMaxConcurrent: 4
+          ).get()
+          let fingerprint = graph.fingerprints()[graph.job(named: name)!]
+          var record = JournalRecord(
+            job: name, outcome: .succeeded, exitCode: 0, duration: 1, fingerprint: fingerprint.value,
+            parts: fingerprint.parts)
+          record.files = RecordedFiles(
+            inputs: source.digest, outputs: RecordedOutputs(app), result: app.digest, dependencies: [:])
+          return .read(record)
+        })
+    }
+    run.start()
+    #expect(readings == [0], "asked once, and not decided from the record read before")
+    #expect(run.events.lines(of: "build") == ["build pending>ready"])
+    #expect(run.runToEnd() == 0)
+    #expect(readings.count == 2 && readings[1] > 0, "asked again on the timer")
+    #expect(run.events.lines(of: "build") == ["build pending>ready", "build ready>finished succeeded"])
+    #expect(run.backend.attemptOrders(of: run.id("build")).isEmpty, "the other run's record says it is up to date")
   }
 }

@@ -144,6 +144,15 @@ struct LockTable {
     waits[job] = .none
   }
 
+  /// The job took its lock, but cannot be decided now: the lock is released (nothing is
+  /// written, the job did not run) and the job waits for the timer, as for another run.
+  mutating func giveBack(_ job: JobID) {
+    release(job)
+    waits[job] = .otherRun
+    waiting.append(job)
+    waitingForOtherRuns += 1
+  }
+
   /// The job was found to run: its lock file says so (``JobLock/markRunning()``); nil when
   /// it does, else why it could not be written.
   func markRunning(_ job: JobID) -> String? {

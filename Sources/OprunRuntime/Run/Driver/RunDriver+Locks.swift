@@ -15,7 +15,14 @@ extension RunDriver {
     case .taken(let changedSince):
       // Another run held it since this one read the records and began to look at files:
       // what was read may be older than what that run left. Both are read again.
-      if changedSince { forgetEarlierLooks(at: job) }
+      guard changedSince else { return true }
+      guard forgetEarlierLooks(at: job) else {
+        // That run's journal cannot be opened now (no descriptor left): the record read
+        // before must not decide the job. The lock is given back, and tried on the timer.
+        locks!.giveBack(job)
+        scheduleLockRetry()
+        return false
+      }
       return true
     case .waits(let announce, let pid):
       if announce { publish(.waitingForOtherRun(job: job, pid: pid)) }
@@ -85,10 +92,12 @@ extension RunDriver {
     locks!.retryTimer = clock.schedule(after: LockTable.retryInterval) { [unowned self] in apply(.retryLocks) }
   }
 
-  /// The job's record as another run may have left it, and its files as they are now.
-  private func forgetEarlierLooks(at job: JobID) {
-    files?.readRecordAgain(of: job, in: graph)
+  /// The job's record as another run may have left it, and its files as they are now; false
+  /// when the record cannot be read now.
+  private func forgetEarlierLooks(at job: JobID) -> Bool {
+    guard files?.readRecordAgain(of: job, in: graph) ?? true else { return false }
     files?.tracking.checker.forgetEarlierLook(at: .inputs(of: graph.jobs[job], in: graph))
     files?.tracking.checker.forgetEarlierLook(at: .outputs(of: graph.jobs[job], in: graph))
+    return true
   }
 }
