@@ -63,11 +63,16 @@ public class JobLocks {
 
   /// Tries to take the lock of the job named `job`, without waiting.
   func take(_ job: String) -> Taking {
+    take(job, file: file(of: job))
+  }
+
+  /// Tries to take the lock of the job named `job`, whose lock file is `path` (``file(of:)``,
+  /// which a caller trying it again and again keeps), without waiting.
+  func take(_ job: String, file path: String) -> Taking {
     if !folderIsMade {
       if case .failure(let error) = state.makeFolder(folder) { return .unavailable(error.message) }
       folderIsMade = true
     }
-    let path = file(of: job)
     let descriptor = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
     guard descriptor >= 0 else {
       if errno == EMFILE || errno == ENFILE { return .outOfDescriptors }

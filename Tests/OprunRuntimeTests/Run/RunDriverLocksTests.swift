@@ -12,14 +12,14 @@ final class DescriptorStarvedLocks: JobLocks {
   /// How many times a lock was refused for want of a descriptor.
   private(set) var refusals = 0
 
-  override func take(_ job: String) -> Taking {
+  override func take(_ job: String, file path: String) -> Taking {
     guard !handedOut.contains(where: \.isHeld) else {
       refusals += 1
       // A driver that tries again before a descriptor came back would never stop: end it.
       if refusals > 100 { return .unavailable("tried again with no descriptor back") }
       return .outOfDescriptors
     }
-    let taking = super.take(job)
+    let taking = super.take(job, file: path)
     if case .taken(let lock, _) = taking { handedOut.append(lock) }
     return taking
   }
@@ -27,7 +27,7 @@ final class DescriptorStarvedLocks: JobLocks {
 
 /// Locks whose files cannot be written, as on a full disk: each is `/dev/full`.
 final class FullDiskLocks: JobLocks {
-  override func take(_ job: String) -> Taking {
+  override func take(_ job: String, file path: String) -> Taking {
     .taken(JobLock(descriptor: open("/dev/full", O_RDWR | O_CLOEXEC)), changedSince: false)
   }
 }
@@ -35,8 +35,9 @@ final class FullDiskLocks: JobLocks {
 /// Locks that another run always held since this one looked: each taking reads the job's
 /// record again.
 final class ChangedLocks: JobLocks {
-  override func take(_ job: String) -> Taking {
-    guard case .taken(let lock, _) = super.take(job) else { return super.take(job) }
+  override func take(_ job: String, file path: String) -> Taking {
+    let taking = super.take(job, file: path)
+    guard case .taken(let lock, _) = taking else { return taking }
     return .taken(lock, changedSince: true)
   }
 }

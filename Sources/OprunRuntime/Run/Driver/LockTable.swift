@@ -14,8 +14,11 @@ import OprunCore
 /// this run's locks is released (a descriptor came back), never before; `waitingForOtherRuns`
 /// counts the jobs that wait for another run, and `retryTimer` is set while it is not 0.
 struct LockTable {
-  /// Seconds between two tries of the locks jobs wait for.
+  /// Seconds between two tries of the locks jobs wait for, at first: the wait doubles with
+  /// each try, up to ``longestRetryInterval``, and starts again when a lock is taken (another
+  /// run's job that held one has ended, and others may soon).
   static let retryInterval = 0.03
+  static let longestRetryInterval = 1.0
 
   let locks: JobLocks
   /// Locks held at once past the queues' slots: for jobs decided and waiting for a slot.
@@ -47,6 +50,10 @@ struct LockTable {
   private var announced: [Bool]
   /// The timer that tries the waiting jobs' locks again.
   var retryTimer: TimerID?
+  /// Seconds until the next try, once it is set.
+  private var retryDelay = retryInterval
+  /// Each job's lock file, once its lock was tried: a job waiting is tried again and again.
+  private var files: [String?]
   /// Whether a lock that could not be had was warned about: once per run.
   var hasWarned = false
   /// Whether a lock file that could not be written was warned about: once per run.
@@ -61,6 +68,7 @@ struct LockTable {
     held = Array(repeating: nil, count: graph.jobs.count)
     waits = Array(repeating: .none, count: graph.jobs.count)
     announced = Array(repeating: false, count: graph.jobs.count)
+    files = Array(repeating: nil, count: graph.jobs.count)
   }
 
   /// What trying a job's lock came to.
@@ -81,10 +89,12 @@ struct LockTable {
   /// with what it waits for.
   mutating func take(_ job: JobID, name: String) -> Attempt {
     guard heldCount < limit else { return waitForRoom(job) }
-    switch locks.take(name) {
+    if files[job] == nil { files[job] = locks.file(of: name) }
+    switch locks.take(name, file: files[job]!) {
     case .taken(let lock, let changedSince):
       held[job] = lock
       heldCount += 1
+      retryDelay = Self.retryInterval
       return .taken(changedSince: changedSince)
     case .heldElsewhere(let pid):
       waits[job] = .otherRun
@@ -110,6 +120,13 @@ struct LockTable {
     waits[job] = .room
     waitingForRoom.append(job)
     return .waitsForRoom
+  }
+
+  /// Seconds until the waiting jobs are tried again: each time twice the last, up to
+  /// ``longestRetryInterval``, until a lock is taken.
+  mutating func nextRetryDelay() -> Double {
+    defer { retryDelay = min(retryDelay * 2, Self.longestRetryInterval) }
+    return retryDelay
   }
 
   /// The jobs waiting for another run, in order, taken off the list: each is tried again.

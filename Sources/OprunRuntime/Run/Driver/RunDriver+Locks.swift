@@ -3,8 +3,9 @@ import OprunCore
 /// Locks between runs (SPEC §10): a job with outputs takes its lock before its files are
 /// looked at and keeps it until its record is written, so that two runs in one folder never
 /// run it at once. Waiting costs the loop nothing: a timer tries the waiting jobs' locks
-/// again, each time without blocking, and a job stays ready meanwhile, out of its queue,
-/// taking no slot. The state is the ``LockTable`` part's.
+/// again, each time without blocking and twice as long after the last try (30 ms to 1 s,
+/// from 30 ms again once a lock is taken), and a job stays ready meanwhile, out of its
+/// queue, taking no slot. The state is the ``LockTable`` part's.
 extension RunDriver {
   /// Whether the job's files may be looked at now: it needs no lock, took it, or cannot
   /// have one. False when it waits; it is tried again until it takes it or is cancelled.
@@ -89,7 +90,7 @@ extension RunDriver {
 
   private func scheduleLockRetry() {
     guard locks!.retryTimer == nil else { return }
-    locks!.retryTimer = clock.schedule(after: LockTable.retryInterval) { [unowned self] in apply(.retryLocks) }
+    locks!.retryTimer = clock.schedule(after: locks!.nextRetryDelay()) { [unowned self] in apply(.retryLocks) }
   }
 
   /// The job's record as another run may have left it, and its files as they are now; false
