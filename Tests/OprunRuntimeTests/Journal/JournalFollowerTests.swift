@@ -84,4 +84,26 @@ extension JournalFollower {
     let later = JournalFollower(folder: fixture.journals, ownJournal: nil)
     #expect(later.record(of: "build") == nil, "a journal linked twice decides nothing")
   }
+
+  @Test func theFolderIsListedAgainOnlyOnceItChangedAndAJournalReadAgainOnlyOnceItGrew() throws {
+    try fixture.journal("r1", start: 1, lines: [JournalFixture.job("build")])
+    try fixture.journal("r2", start: 2, lines: [JournalFixture.job("test")])
+    // Last changed long ago: a listing of it may be kept.
+    var times = [timespec(tv_sec: 1_000_000, tv_nsec: 0), timespec(tv_sec: 1_000_000, tv_nsec: 0)]
+    try #require(utimensat(AT_FDCWD, fixture.journals.path, &times, 0) == 0)
+    let follower = JournalFollower(folder: fixture.journals, ownJournal: nil)
+    #expect(follower.record(of: "build")?.outcome == .succeeded)
+    #expect(follower.listings == 1 && follower.opens == 2)
+    #expect(follower.record(of: "build")?.outcome == .succeeded)
+    #expect(follower.record(of: "test")?.outcome == .succeeded)
+    #expect(follower.listings == 1 && follower.opens == 2, "nothing changed: nothing listed or opened again")
+
+    try append(JournalFixture.job("build", outcome: "failed") + "\n", to: "r2")
+    #expect(follower.record(of: "build")?.outcome == .failed, "what was appended is read")
+    #expect(follower.listings == 1 && follower.opens == 3)
+
+    try fixture.journal("r3", start: 3, lines: [JournalFixture.job("build")])
+    #expect(follower.record(of: "build")?.outcome == .succeeded, "a new journal is found")
+    #expect(follower.listings == 2)
+  }
 }
