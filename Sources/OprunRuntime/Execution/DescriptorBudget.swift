@@ -4,8 +4,10 @@ import OprunCore
 /// How many commands this process's open-file limit lets run at once.
 ///
 /// Each running command holds descriptors of oprun's (its output pipe's read end and its
-/// pidfd, plus the write end while it is spawned); a run allowed more at once than the limit
-/// can hold would see its starts fail with EMFILE. So the soft limit is raised as far as
+/// pidfd, plus the write end while it is spawned), and each job with outputs one more, its
+/// lock between runs (``LockTable``, which may hold ``LockTable/spare`` more for jobs decided
+/// and waiting for a slot); a run allowed more at once than the limit can hold would see its
+/// starts, or its locks, fail with EMFILE. So the soft limit is raised as far as
 /// the run needs (no further than the hard limit; the jobs inherit it, as they would from
 /// a shell's `ulimit -n`), and where even that is not enough, the queues' limits are
 /// lowered to fit, with one warning. A start that still runs short waits (``RunDriver``).
@@ -23,13 +25,13 @@ struct DescriptorBudget {
   /// Open when the run began.
   let open: Int
 
-  /// Commands that can run at once.
-  var commands: Int { max(1, (limit - open - Self.reserve) / Self.perCommand) }
+  /// Descriptors left for the jobs of `graph` that run at once: their commands and locks.
+  func available(to graph: JobGraph) -> Int { max(1, limit - open - Self.reserve - graph.spareLocks) }
 
   /// Raises the soft limit, if need be, to what running `graph`'s queues at their limits needs.
   static func raised(toRun graph: JobGraph) -> DescriptorBudget {
     let open = openDescriptorCount()
-    let needed = open + reserve + perCommand * graph.queueDemand.reduce(0) { $0 + $1.commands }
+    let needed = open + reserve + graph.spareLocks + graph.queueDemand.reduce(0) { $0 + $1.descriptors }
     var limits = rlimit()
     guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limits) == 0 else {
       return DescriptorBudget(limit: Int.max / 2, open: open)
@@ -43,16 +45,17 @@ struct DescriptorBudget {
     return DescriptorBudget(limit: limit, open: open)
   }
 
-  /// `graph` with its queues' limits lowered, in proportion, so that their commands fit in
-  /// the budget; and the warning that says so, or nil when they already fit.
+  /// `graph` with its queues' limits lowered, in proportion, so that their commands and
+  /// locks fit in the budget; and the warning that says so, or nil when they already fit.
   func fitting(_ graph: JobGraph) -> (JobGraph, warning: String?) {
     let demand = graph.queueDemand
-    let wanted = demand.reduce(0) { $0 + $1.commands }
-    guard wanted > commands else { return (graph, nil) }
+    let wanted = demand.reduce(0) { $0 + $1.descriptors }
+    let available = available(to: graph)
+    guard wanted > available else { return (graph, nil) }
     var fitted = graph
     var jobsAtOnce = 0
     for (queue, need) in demand.enumerated() where need.jobs > 0 {
-      let share = max(1, need.jobs * commands / wanted)
+      let share = max(1, need.jobs * available / wanted)
       fitted.queues[queue].maxConcurrent = share
       jobsAtOnce += share
     }
@@ -76,18 +79,24 @@ struct DescriptorBudget {
 
 extension JobGraph {
   /// For each queue: how many of its jobs can run at once (its limit, or fewer if it has
-  /// fewer jobs), and how many commands those run at most.
-  fileprivate var queueDemand: [(jobs: Int, commands: Int)] {
+  /// fewer jobs), and how many descriptors those hold at most: their commands', and their
+  /// locks' when a job of the queue has outputs.
+  fileprivate var queueDemand: [(jobs: Int, descriptors: Int)] {
     var jobCounts = [Int](repeating: 0, count: queues.count)
     var widest = [Int](repeating: 0, count: queues.count)
+    var locks = [Int](repeating: 0, count: queues.count)
     for index in jobs.indices {
       let queue = jobs[index].queue
       jobCounts[queue] += 1
       widest[queue] = max(widest[queue], jobs[index].commands.count)
+      if !jobs[index].outputs.isEmpty { locks[queue] = 1 }
     }
     return queues.indices.map { queue in
       let jobs = min(queues[queue].maxConcurrent, jobCounts[queue])
-      return (jobs, jobs * widest[queue])
+      return (jobs, jobs * (DescriptorBudget.perCommand * widest[queue] + locks[queue]))
     }
   }
+
+  /// The locks a run may hold past its queues' slots: none when no job has outputs.
+  fileprivate var spareLocks: Int { jobs.contains { !$0.outputs.isEmpty } ? LockTable.spare : 0 }
 }

@@ -44,15 +44,36 @@ public struct JournalFolder: Sendable {
     return (scan.entries, scan.warnings)
   }
 
-  /// What ``entries()`` gives, and the files that are no journal and older than ``staleAge``.
-  private func scan() -> (entries: [Entry], warnings: [String], stale: [String]) {
+  /// This manifest's journals, as ``entries()`` finds them, for reading again mid-run;
+  /// whether the folder or one of them could not be opened for want of a descriptor, so that
+  /// the list may lack the newest journal; and whether the list is settled: every file was
+  /// read, and each is a journal with its header or left long ago, so that only a change of
+  /// the folder itself (a file added, removed or renamed) can change it.
+  func entriesForFollowing() -> (entries: [Entry], isShortOfDescriptors: Bool, isSettled: Bool) {
+    let scan = scan()
+    return (scan.entries, scan.isShortOfDescriptors, scan.isSettled)
+  }
+
+  /// What ``entries()`` gives, the files that are no journal and older than ``staleAge``,
+  /// whether a file could not be opened for want of a descriptor, and whether the list is
+  /// settled (``entriesForFollowing()``).
+  private func scan() -> (
+    entries: [Entry], warnings: [String], stale: [String], isShortOfDescriptors: Bool, isSettled: Bool
+  ) {
     var entries: [Entry] = []
     var warnings: [String] = []
     var stale: [String] = []
+    var isShortOfDescriptors = false
+    var isSettled = true
+    func noteShortage(_ failure: FileContents.Failure) {
+      if case .system(let code) = failure, code == EMFILE || code == ENFILE { isShortOfDescriptors = true }
+    }
     let names: [JournalName]
     switch journalFileNames() {
     case .success(let found): names = found
-    case .failure(let failure): return ([], ["cannot read the journals in \(path): \(failure.message)"], [])
+    case .failure(let failure):
+      noteShortage(failure)
+      return ([], ["cannot read the journals in \(path): \(failure.message)"], [], isShortOfDescriptors, false)
     }
     for name in names {
       let file = path + "/" + name.fileName
@@ -67,10 +88,12 @@ public struct JournalFolder: Sendable {
       case .success(.damaged), .success(.none):
         // A run that has just created its journal has not written its header yet, and one
         // still submitting to Slurm holds it locked.
-        if Self.isStale(file), !Self.isInProgress(file) { stale.append(file) }
+        if Self.isStale(file), !Self.isInProgress(file) { stale.append(file) } else { isSettled = false }
       case .failure(.system(ENOENT)):
         continue  // removed since the folder was listed: another run pruned it
       case .failure(let failure):
+        noteShortage(failure)
+        isSettled = false
         warnings.append("cannot read the journal \(file): \(failure.message); ignored")
       }
     }
@@ -79,7 +102,7 @@ public struct JournalFolder: Sendable {
       warnings.append("\(first)\(others): not a journal (no header line); ignored")
     }
     entries.sort { $0.name.precedes($1.name, start: $0.header?.start ?? 0, otherStart: $1.header?.start ?? 0) }
-    return (entries, warnings, stale)
+    return (entries, warnings, stale, isShortOfDescriptors, isSettled)
   }
 
   /// How old a file that is no journal must be to be warned about and removed: a run writes

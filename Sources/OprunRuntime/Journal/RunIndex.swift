@@ -8,7 +8,7 @@ import OprunCore
 /// from any folder.
 ///
 /// It only points at journals, which stay beside their manifests: an entry whose journal is
-/// gone is dropped when a run prunes journals (``record(run:journal:pruning:)``), and the index
+/// gone is dropped when a run prunes journals (``dropEntriesOfGoneJournals(isGone:)``), and the index
 /// may be deleted at any time. Its folder is the user's own, as `.oprun/` is (``StateFolder/open()``):
 /// made with mode 0700 and the file 0600, the file never reached through a link, and neither
 /// used when another user owns it or everyone may write the folder.
@@ -92,11 +92,14 @@ public struct RunIndex: Sendable, Equatable {
       journal.hasSuffix("/\(StateFolder.name)/runs/" + JournalName(run: run).fileName)
     }
 
-    /// Whether its journal may still be there: only a path that is no longer there (`ENOENT`,
-    /// `ENOTDIR`) is gone; one that cannot be looked at now is kept.
-    var journalExists: Bool {
+    /// Whether its journal may still be there (``journalExists(at:)``).
+    var journalExists: Bool { Self.journalExists(at: journal) }
+
+    /// Whether a journal may still be at `path`: only a path that is no longer there
+    /// (`ENOENT`, `ENOTDIR`) is gone; one that cannot be looked at now is kept.
+    static func journalExists(at path: String) -> Bool {
       var status = stat()
-      return lstat(journal, &status) == 0 || (errno != ENOENT && errno != ENOTDIR)
+      return lstat(path, &status) == 0 || (errno != ENOENT && errno != ENOTDIR)
     }
   }
 

@@ -12,6 +12,9 @@ final class RunSession {
   private let hasher: FileHasher?
   /// This run's journal, while one is kept.
   private var journal: JournalWriter?
+  /// Adding this run grew the index of runs past another step: its entries of gone journals
+  /// are to be dropped.
+  private var indexIsDueForPruning = false
 
   var graph: JobGraph { plan.graph }
 
@@ -204,17 +207,27 @@ final class RunSession {
     guard let index = RunIndex.ofThisUser() else { return nil }
     let state = StateFolder.resolved(manifestPath: configuration.manifestPath)
     let journal = state.runs + "/" + JournalName(run: id).fileName
-    guard let problem = index.record(run: id, journal: journal, pruning: false) else { return nil }
-    return "this run is not in the index of runs (\(problem.message)): 'oprun log \(id)' finds it only "
-      + "in the manifest's folder"
+    switch index.record(run: id, journal: journal) {
+    case .success(let isDueForPruning):
+      indexIsDueForPruning = isDueForPruning
+      return nil
+    case .failure(let problem):
+      return "this run is not in the index of runs (\(problem.message)): 'oprun log \(id)' finds it only "
+        + "in the manifest's folder"
+    }
   }
 
   /// Removes this manifest's journals but the newest, keeping `newJournal` (this run's), and
-  /// then the index's entries of the journals that are gone.
+  /// then the index's entries of the journals that are gone. Those are looked at on one of the
+  /// hashing threads, never on the loop: they may be in any folder the user ever ran in, a
+  /// hung network mount among them, and the loop must go on reading output, timing jobs out
+  /// and taking signals meanwhile. Nothing waits for it: a run that ends first leaves the
+  /// index as it was (a new one replaces it whole, by rename), for a later run to prune.
   private func pruneJournals(keeping newJournal: String) {
     let folder = JournalFolder(manifestPath: configuration.manifestPath)
-    guard folder.prune(keeping: newJournal, tracked: graph.trackedJobNames) else { return }
-    RunIndex.ofThisUser()?.dropEntriesOfGoneJournals()
+    let removedJournals = folder.prune(keeping: newJournal, tracked: graph.trackedJobNames)
+    guard removedJournals || indexIsDueForPruning, let index = RunIndex.ofThisUser() else { return }
+    HashingPool.shared.submit { _ in index.dropEntriesOfGoneJournals() }
   }
 
   /// Redraws the status line once a second, with the time and the terminal's width then,

@@ -10,14 +10,18 @@ import OprunCore
 /// the job's name (its instance's, for a matrix job): what a record is kept under, so the
 /// lock guards exactly what one record says. An exclusive `flock` on it is the lock; the
 /// kernel drops it with the descriptor, so a run killed by SIGKILL blocks no later run. The
-/// file says who holds it to run the job (`held PID TIME`, written once the job is found to
-/// run) or last released it after running it (`free PID TIME`, written after the record), TIME
-/// on CLOCK_MONOTONIC, which every process of the machine shares. A run that finds the job up
-/// to date writes nothing there: it changed no file, and its record says what the last one said.
+/// file says who holds it to run the job (`held PID TIME CLOCK`, written once the job is found
+/// to run) or last released it after running it (`free PID TIME CLOCK`, written after the
+/// record), TIME on CLOCK_MONOTONIC and CLOCK naming that clock: the boot and the time
+/// namespace it was read in. Monotonic times compare only within one clock — not across a
+/// reboot, a container's time namespace, or hosts sharing `.oprun/` over NFS (where `flock`
+/// works too) — so a stamp of another clock reads as changed: the locks order runs of one
+/// machine, and runs elsewhere are only never trusted. A run that finds the job up to date
+/// writes nothing there: it changed no file, and its record says what the last one said.
 /// Files are opened without following a link, close-on-exec, mode 0600, in a `.oprun/` that
 /// ``StateFolder/open()`` found fit; they are never removed (removing a lock file races with
 /// a run that has it open), and `.oprun/` may still be deleted at any time.
-public final class JobLocks {
+public class JobLocks {
   /// The folder of lock files.
   let folder: String
   private let state: StateFolder
@@ -48,7 +52,7 @@ public final class JobLocks {
     /// This process may open no more files now (EMFILE, ENFILE): one of its own locks, or
     /// anything else it has open, must be closed first.
     case outOfDescriptors
-    /// The lock cannot be had (a file that is not this user's regular file, an error): why.
+    /// The lock cannot be had (a file that is not this user's regular file, linked once; an error): why.
     case unavailable(String)
   }
 
@@ -59,20 +63,29 @@ public final class JobLocks {
 
   /// Tries to take the lock of the job named `job`, without waiting.
   func take(_ job: String) -> Taking {
+    take(job, file: file(of: job))
+  }
+
+  /// Tries to take the lock of the job named `job`, whose lock file is `path` (``file(of:)``,
+  /// which a caller trying it again and again keeps), without waiting.
+  func take(_ job: String, file path: String) -> Taking {
     if !folderIsMade {
       if case .failure(let error) = state.makeFolder(folder) { return .unavailable(error.message) }
       folderIsMade = true
     }
-    let path = file(of: job)
     let descriptor = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
     guard descriptor >= 0 else {
       if errno == EMFILE || errno == ENFILE { return .outOfDescriptors }
       return .unavailable("cannot open '\(path)': \(errorMessage(errno))")
     }
     var status = stat()
-    guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_uid == geteuid() else {
+    // A hard link planted in a `locks/` others may write would have the stamps written over
+    // the start of the file it names: only a file of this user's, linked once, is a lock file.
+    guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_uid == geteuid(),
+      status.st_nlink == 1
+    else {
       close(descriptor)
-      return .unavailable("'\(path)' is not a regular file of this user's")
+      return .unavailable("'\(path)' is not a regular file of this user's alone")
     }
     while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
       let failure = errno
@@ -87,7 +100,7 @@ public final class JobLocks {
     let changedSince: Bool =
       switch LockStamp(readingFrom: descriptor) {
       case nil: !Self.isEmpty(descriptor)
-      case let stamp?: stamp.isHeld || stamp.time >= lookedAt
+      case let stamp?: stamp.isHeld || !stamp.isOfThisClock || stamp.time >= lookedAt
       }
     return .taken(JobLock(descriptor: descriptor), changedSince: changedSince)
   }
@@ -98,7 +111,7 @@ public final class JobLocks {
   }
 }
 
-/// A job's lock, held until ``release()`` (or until the process ends).
+/// A job's lock, held until ``release()``, or until it is let go of or the process ends.
 final class JobLock {
   private var descriptor: Int32
   /// The job was found to run: the file says so, and says when it was released.
@@ -108,40 +121,72 @@ final class JobLock {
     self.descriptor = descriptor
   }
 
+  /// Whether it is held still: not released.
+  var isHeld: Bool { descriptor >= 0 }
+
   /// The job runs: the file names this oprun as its holder (what a run waiting for it shows),
   /// and one that finds it so later knows this run may have died with the job half done.
-  func markRunning() {
-    guard descriptor >= 0, !isRunning else { return }
+  /// Nil when written, else why not (``LockStamp/write(to:)``: the file then reads as changed).
+  func markRunning() -> String? {
+    guard descriptor >= 0, !isRunning else { return nil }
     isRunning = true
-    LockStamp(isHeld: true, pid: getpid(), time: MonotonicClock.now()).write(to: descriptor)
+    return LockStamp(isHeld: true, pid: getpid(), time: MonotonicClock.now()).write(to: descriptor)
   }
 
   /// Releases it; after a job that ran, once its record is written, the file says so first:
   /// a run that takes it later knows the files and the record may be newer than what it read.
-  func release() {
-    guard descriptor >= 0 else { return }
-    if isRunning { LockStamp(isHeld: false, pid: getpid(), time: MonotonicClock.now()).write(to: descriptor) }
+  /// Nil when nothing was to be written or it was, else why not.
+  @discardableResult
+  func release() -> String? {
+    guard descriptor >= 0 else { return nil }
+    let failure =
+      isRunning ? LockStamp(isHeld: false, pid: getpid(), time: MonotonicClock.now()).write(to: descriptor) : nil
     close(descriptor)
     descriptor = -1
+    return failure
   }
 
-  deinit { release() }
+  /// Let go without being released (the run ended before the job finished, and no record of
+  /// it was written): the file keeps saying `held`, as a run that died would leave it, so
+  /// that the next run to take it knows the job may have changed its files.
+  deinit {
+    if descriptor >= 0 { close(descriptor) }
+  }
 }
 
-/// What a lock file says: `held PID TIME` or `free PID TIME`, one line padded to a fixed
-/// width so that each writing replaces the last whole, with one `pwrite` at the start.
+/// What a lock file says: `held PID TIME CLOCK` or `free PID TIME CLOCK`, one line padded to
+/// a fixed width so that each writing replaces the last whole, with one `pwrite` at the start.
 struct LockStamp: Equatable {
   var isHeld: Bool
   var pid: Int32
   /// CLOCK_MONOTONIC seconds.
   var time: Double
+  /// The monotonic clock `time` was read on (``thisClock``).
+  var clock: String
 
-  static let width = 64
+  static let width = 128
 
-  init(isHeld: Bool, pid: Int32, time: Double) {
+  /// This process's monotonic clock: the machine's boot id and the time namespace's inode,
+  /// `BOOT-ID/TIME-NS`; `unknown` when either cannot be read, and then no stamp, not even
+  /// one of its own, is taken to be of this clock.
+  static let thisClock: String = {
+    guard case .success(let bytes) = FileContents.readPrefix(path: "/proc/sys/kernel/random/boot_id", count: 64)
+    else { return unknownClock }
+    let boot = String(decoding: bytes, as: UTF8.self).filter { !$0.isWhitespace }
+    var namespace = stat()
+    guard !boot.isEmpty, stat("/proc/self/ns/time", &namespace) == 0 else { return unknownClock }
+    return boot + "/" + String(namespace.st_ino)
+  }()
+  private static let unknownClock = "unknown"
+
+  /// Whether its time was read on this process's clock, and may be compared with its own.
+  var isOfThisClock: Bool { clock == Self.thisClock && clock != Self.unknownClock }
+
+  init(isHeld: Bool, pid: Int32, time: Double, clock: String = LockStamp.thisClock) {
     self.isHeld = isHeld
     self.pid = pid
     self.time = time
+    self.clock = clock
   }
 
   /// The stamp in the file open as `descriptor`; nil when it holds none that can be read.
@@ -155,20 +200,31 @@ struct LockStamp: Equatable {
   /// The stamp `line` spells.
   init?(line: String) {
     let words = line.split(whereSeparator: { $0 == " " || $0 == "\n" })
-    guard words.count == 3, words[0] == "held" || words[0] == "free", let pid = Int32(words[1]),
+    guard words.count == 4, words[0] == "held" || words[0] == "free", let pid = Int32(words[1]),
       let time = Double(words[2]), time.isFinite
     else { return nil }
-    self.init(isHeld: words[0] == "held", pid: pid, time: time)
+    self.init(isHeld: words[0] == "held", pid: pid, time: time, clock: String(words[3]))
   }
 
   /// The line, padded with spaces to ``width``.
   var line: String {
-    let text = "\(isHeld ? "held" : "free") \(pid) \(time)"
+    let text = "\(isHeld ? "held" : "free") \(pid) \(time) \(clock)"
     return text + String(repeating: " ", count: max(Self.width - 1 - text.utf8.count, 0)) + "\n"
   }
 
-  func write(to descriptor: Int32) {
+  /// Writes it over the file's start, whole; nil when done, else why not. A stamp not written
+  /// whole (ENOSPC, EDQUOT, EIO) must not leave an older one, or half of two, to be read as
+  /// nothing changed: the file is cut to one byte, which no stamp is, so that whoever takes
+  /// the lock next reads it as changed (cutting a file needs no block of the disk).
+  func write(to descriptor: Int32) -> String? {
     let bytes = Array(line.utf8)
-    _ = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+    var written = -1
+    repeat {
+      written = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+    } while written < 0 && errno == EINTR
+    guard written != bytes.count else { return nil }
+    let reason = written < 0 ? errorMessage(errno) : "only \(written) of \(bytes.count) bytes written"
+    _ = ftruncate(descriptor, 1)
+    return reason
   }
 }

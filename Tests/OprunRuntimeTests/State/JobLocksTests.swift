@@ -36,7 +36,7 @@ import Testing
       return
     }
     #expect(unknown == nil, "its holder is named once it runs the job")
-    lock.markRunning()
+    #expect(lock.markRunning() == nil)
     guard case .heldElsewhere(let pid) = locks.take("gen") else {
       Issue.record("a held lock is not taken twice")
       return
@@ -54,7 +54,7 @@ import Testing
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let earlier = locks(in: folder)
     let lock = try take("gen", from: earlier).lock
-    lock.markRunning()
+    #expect(lock.markRunning() == nil)
     lock.release()
     let (again, changedSince) = try take("gen", from: earlier)
     #expect(changedSince, "released after this run began to look")
@@ -91,6 +91,21 @@ import Testing
     again.release()
   }
 
+  @Test func aLockLetGoOfBeforeItsJobFinishedStillSaysHeld() throws {
+    let folder = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let locks = locks(in: folder, lookedAt: MonotonicClock.now() + 1)
+    do {
+      let lock = try take("gen", from: locks).lock
+      #expect(lock.markRunning() == nil)
+      // The run is torn down with the job running: no record of it is written.
+    }
+    let (again, changedSince) = try take("gen", from: locks)
+    #expect(changedSince, "the job may have changed its files")
+    #expect(LockStamp(line: try String(contentsOfFile: locks.file(of: "gen"), encoding: .utf8))?.isHeld == true)
+    again.release()
+  }
+
   @Test func aLockFileIsThisUsersAloneAndALinkInItsPlaceIsNotFollowed() throws {
     let folder = try makeTemporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -112,12 +127,64 @@ import Testing
     #expect(access(target, F_OK) != 0, "nothing was created through the link")
   }
 
+  @Test func aHardLinkPlantedInPlaceOfALockFileIsNotWrittenThrough() throws {
+    let folder = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let locks = locks(in: folder)
+    try take("gen", from: locks).lock.release()  // makes locks/
+    let precious = folder + "/precious"
+    try "the user's own".write(toFile: precious, atomically: false, encoding: .utf8)
+    #expect(link(precious, locks.file(of: "other")) == 0)
+    guard case .unavailable = locks.take("other") else {
+      Issue.record("a file linked twice is no lock file")
+      return
+    }
+    #expect(try String(contentsOfFile: precious, encoding: .utf8) == "the user's own")
+  }
+
+  @Test func aStampThatCannotBeWrittenLeavesAFileThatReadsAsChanged() throws {
+    let folder = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let full = open("/dev/full", O_RDWR | O_CLOEXEC)
+    defer { close(full) }
+    #expect(LockStamp(isHeld: true, pid: 1, time: 1).write(to: full) == String(cString: strerror(ENOSPC)))
+    // What a stamp not written whole leaves: the file cut to one byte.
+    let locks = locks(in: folder, lookedAt: MonotonicClock.now() + 1)
+    try take("gen", from: locks).lock.release()
+    try "f".write(toFile: locks.file(of: "gen"), atomically: false, encoding: .utf8)
+    let (again, changedSince) = try take("gen", from: locks)
+    #expect(changedSince, "a run may have changed it, and its stamp may not say so")
+    again.release()
+  }
+
+  @Test func aStampOfAnotherBootOrTimeNamespaceIsNews() throws {
+    let folder = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let boot = try String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8)
+    #expect(LockStamp.thisClock.hasPrefix(boot.trimmingCharacters(in: .whitespacesAndNewlines) + "/"))
+    let locks = locks(in: folder, lookedAt: MonotonicClock.now() + 1)
+    try take("gen", from: locks).lock.release()
+    let file = locks.file(of: "gen")
+    // Released long before this run looked, on this clock: nothing changed since.
+    try LockStamp(isHeld: false, pid: 1, time: 0).line.write(toFile: file, atomically: false, encoding: .utf8)
+    let (same, unchanged) = try take("gen", from: locks)
+    #expect(!unchanged)
+    same.release()
+    // The same time on another clock (another boot, host or time namespace) says nothing of when.
+    try LockStamp(isHeld: false, pid: 1, time: 0, clock: "another-boot/1").line.write(
+      toFile: file, atomically: false, encoding: .utf8)
+    let (other, changedSince) = try take("gen", from: locks)
+    #expect(changedSince)
+    other.release()
+  }
+
   @Test func aStampIsOneLineOfFixedWidthReadBackAsWritten() {
     let stamp = LockStamp(isHeld: true, pid: 4242, time: 12345.678901234)
     #expect(stamp.line.utf8.count == LockStamp.width)
     #expect(stamp.line.hasSuffix("\n"))
     #expect(LockStamp(line: stamp.line) == stamp)
-    #expect(LockStamp(line: "free 7 3.5") == LockStamp(isHeld: false, pid: 7, time: 3.5))
+    #expect(LockStamp(line: "free 7 3.5 b/1") == LockStamp(isHeld: false, pid: 7, time: 3.5, clock: "b/1"))
+    #expect(LockStamp(line: "free 7 3.5") == nil, "no clock: an older oprun's, read as changed")
     #expect(LockStamp(line: "gibberish") == nil)
   }
 }

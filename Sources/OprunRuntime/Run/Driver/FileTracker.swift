@@ -17,12 +17,12 @@ public struct FileTracking {
   public var locks: JobLocks?
   /// The newest record that stands of the job named, read again: another run may have
   /// written one since `records` were read.
-  public var newestRecord: (String) -> JournalRecord?
+  public var newestRecord: (String) -> RecordReading
 
   public init(
     checker: any FileChecking, records: [String: JournalRecord], recordedInputs: @escaping (String) -> FileListing?,
     recordedOutputs: @escaping (String) -> FileListing? = { _ in nil }, force: Bool, locks: JobLocks? = nil,
-    newestRecord: @escaping (String) -> JournalRecord? = { _ in nil }
+    newestRecord: @escaping (String) -> RecordReading = { _ in .read(nil) }
   ) {
     self.checker = checker
     self.records = records
@@ -32,6 +32,14 @@ public struct FileTracking {
     self.locks = locks
     self.newestRecord = newestRecord
   }
+}
+
+/// What reading a job's newest record again came to.
+public enum RecordReading: Equatable {
+  /// Read: the record, or nil when none stands.
+  case read(JournalRecord?)
+  /// A journal that may hold it cannot be opened now (no descriptor left): ask again later.
+  case notNow
 }
 
 /// A job's files, as the checker hands them back.
@@ -89,9 +97,12 @@ struct FileTracker {
   }
 
   /// Another run held the job's lock since its record was read: its newest record now.
-  mutating func readRecordAgain(of job: JobID, in graph: JobGraph) {
+  /// False when it cannot be read now: the record is kept, and must not decide the job yet.
+  mutating func readRecordAgain(of job: JobID, in graph: JobGraph) -> Bool {
     let name = graph.jobs[job].name
-    tracking.records[name] = tracking.newestRecord(name)
+    guard case .read(let record) = tracking.newestRecord(name) else { return false }
+    tracking.records[name] = record
+    return true
   }
 
   /// The job's files are being asked for.

@@ -27,7 +27,7 @@ extension RunDriver {
       break
     }
     guard let decision = files?.received(seen, of: job, in: graph) else { return }
-    if decision != .upToDate { locks?.markRunning(job) }
+    if decision != .upToDate { warnOfLockFile(of: job, failure: locks?.markRunning(job)) }
     engine.checked(job, decision: decision)
   }
 

@@ -259,7 +259,7 @@ public final class RunDriver {
     files?.annotate(&transition)
     bus.deliver(RunEvent(time: event.time, .transition(transition)))
     // Its record is written now (the journal observes first): another run may decide it.
-    if transition.to == .finished { locks?.release(transition.job) }
+    if transition.to == .finished { warnOfLockFile(of: transition.job, failure: locks?.release(transition.job)) }
     // A job finished without running may still be queued where a cluster put it.
     if cluster != nil, transition.to == .finished, transition.from == .ready, !transition.resumed {
       take(.withdraw(transition.job))

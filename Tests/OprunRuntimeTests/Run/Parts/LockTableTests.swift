@@ -46,7 +46,7 @@ import Testing
       locks: JobLocks(manifestPath: folder + "/jobs.yaml", lookedAt: MonotonicClock.now()),
       graph: makeGraph(jobs: ["job0", "job1"]))
     #expect(other.take(0, name: "job0") == .taken(changedSince: false))
-    other.markRunning(0)
+    #expect(other.markRunning(0) == nil)
     #expect(table.take(0, name: "job0") == .waits(announce: true, pid: getpid()))
     #expect(table.waitingForOtherRuns == 1)
     #expect(table.takeWaiting() == [0])
@@ -56,6 +56,43 @@ import Testing
     #expect(table.take(0, name: "job0") == .taken(changedSince: true), "the other holder may have changed it")
     table.stopWaiting(1)
     #expect(table.waitingForOtherRuns == 0)
+    table.release(0)
+  }
+
+  @Test func waitingJobsAreTriedAfterTwiceTheLastWaitUpToASecondAndSoonAgainOnceALockIsTaken() throws {
+    var (table, folder) = try table(jobs: 2)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    #expect((0..<8).map { _ in table.nextRetryDelay() } == [0.03, 0.06, 0.12, 0.24, 0.48, 0.96, 1, 1])
+    #expect(table.take(0, name: "job0") == .taken(changedSince: false))
+    #expect(table.nextRetryDelay() == 0.03)
+    table.release(0)
+  }
+
+  @Test func aWaitingJobsLockFileIsNamedOnceHoweverOftenItIsTried() throws {
+    /// Counts the lock files named: each is a SHA-256.
+    final class CountingLocks: JobLocks {
+      var named = 0
+      override func file(of job: String) -> String {
+        named += 1
+        return super.file(of: job)
+      }
+    }
+    let folder = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let other = JobLocks(manifestPath: folder + "/jobs.yaml", lookedAt: MonotonicClock.now())
+    guard case .taken(let held, _) = other.take("job0") else {
+      Issue.record("job0's lock is free")
+      return
+    }
+    let locks = CountingLocks(manifestPath: folder + "/jobs.yaml", lookedAt: MonotonicClock.now())
+    var table = LockTable(locks: locks, graph: makeGraph(jobs: ["job0"]))
+    for attempt in 0..<5 {
+      #expect(table.take(0, name: "job0") == .waits(announce: attempt == 0, pid: nil))
+      #expect(table.takeWaiting() == [0])
+    }
+    held.release()
+    #expect(table.take(0, name: "job0") == .taken(changedSince: false))
+    #expect(locks.named == 1)
     table.release(0)
   }
 }
