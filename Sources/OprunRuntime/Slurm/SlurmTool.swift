@@ -51,11 +51,13 @@ struct SlurmTool {
     let loop = EventLoop()
     var process: SpawnedProcess?
     var signalled: Int32?
-    // Called on the loop, so once the command has started.
+    var status: Termination?
+    // Called on the loop, so once the command has started. Once reaped, its group id may
+    // belong to another process: the signal is only recorded.
     let cancel = { (signal: Int32) in
       guard signalled == nil else { return }
       signalled = signal
-      if let process { kill(-process.processGroup, SIGKILL) }
+      if let process, status == nil { kill(-process.processGroup, SIGKILL) }
     }
     // Trapped before the command starts: a signal in between would end oprun and leave it running.
     let trap = try? SignalTrap(loop: loop, signals: [SIGINT, SIGTERM, SIGHUP], onSignal: cancel)
@@ -66,7 +68,6 @@ struct SlurmTool {
     }
     var output: [UInt8] = []
     var errors: [UInt8] = []
-    var status: Termination?
     loop.watchProcess(
       process!, output: .chunks,
       onOutput: { stream, bytes in
