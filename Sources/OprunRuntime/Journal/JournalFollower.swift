@@ -18,26 +18,12 @@ final class JournalFollower {
   private var entries: [JournalFolder.Entry] = []
   /// The folder as it was when `entries` were listed, while they may be kept: nil when the
   /// folder is to be listed again at the next asking.
-  private var listedFolder: FolderStamp?
+  /// A file added, removed or renamed changes the folder's modification time, and a folder
+  /// put in its place its inode.
+  private var listedFolder: FileStatus?
   /// How many times the folder was listed, and journals opened (tests).
   private(set) var listings = 0
   private(set) var opens = 0
-
-  /// What a folder's `stat` says changed in it: a file added, removed or renamed changes its
-  /// modification time, and a folder put in its place its inode.
-  private struct FolderStamp: Equatable {
-    var device: UInt
-    var inode: UInt
-    var seconds: Int
-    var nanoseconds: Int
-
-    init(_ status: stat) {
-      device = UInt(status.st_dev)
-      inode = UInt(status.st_ino)
-      seconds = Int(status.st_mtim.tv_sec)
-      nanoseconds = Int(status.st_mtim.tv_nsec)
-    }
-  }
 
   /// One journal, read up to `offset` (the end of its last whole line).
   private struct Followed {
@@ -95,7 +81,7 @@ final class JournalFollower {
   /// without changing the folder).
   private func listJournals() -> Bool {
     var status = stat()
-    let folderStamp = stat(folder.path, &status) == 0 ? FolderStamp(status) : nil
+    let folderStamp = stat(folder.path, &status) == 0 ? FileStatus(status) : nil
     if let folderStamp, folderStamp == listedFolder { return true }
     let began = time(nil)
     let scan = folder.entriesForFollowing()
@@ -103,7 +89,7 @@ final class JournalFollower {
     listedFolder = nil
     if scan.isShortOfDescriptors { return false }
     entries = scan.entries
-    if let folderStamp, scan.isSettled, folderStamp.seconds < Int(began) - 1 { listedFolder = folderStamp }
+    if let folderStamp, scan.isSettled, folderStamp.modified.seconds < Int64(began) - 1 { listedFolder = folderStamp }
     return true
   }
 
