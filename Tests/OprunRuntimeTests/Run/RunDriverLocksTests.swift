@@ -44,11 +44,9 @@ final class ChangedLocks: JobLocks {
 
 /// The driver and the locks between runs (SPEC §10), on locks that answer as scripted.
 @Suite struct RunDriverLocksTests {
-  @Test func aJobThatFoundNoDescriptorForItsLockIsTriedOnceOneOfTheRunsLocksIsReleased() throws {
-    let folder = try makeTemporaryDirectory()
-    defer { try? FileManager.default.removeItem(atPath: folder) }
-    let locks = DescriptorStarvedLocks(manifestPath: folder + "/jobs.yaml", lookedAt: MonotonicClock.now())
-    let run = DriverHarness(
+  /// `a` and `b`, each writing one output, run with `force` on `locks`.
+  static func twoJobsWithOutputs(locks: JobLocks) -> DriverHarness {
+    DriverHarness(
       """
       jobs:
         a: {command: a, outputs: [x]}
@@ -59,6 +57,13 @@ final class ChangedLocks: JobLocks {
       checker.snapshots = ["x": FakeFileChecker.file("x", "1"), "y": FakeFileChecker.file("y", "1")]
       return FileTracking(checker: checker, records: [:], recordedInputs: { _ in nil }, force: true, locks: locks)
     }
+  }
+
+  @Test func aJobThatFoundNoDescriptorForItsLockIsTriedOnceOneOfTheRunsLocksIsReleased() throws {
+    let folder = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let locks = DescriptorStarvedLocks(manifestPath: folder + "/jobs.yaml", lookedAt: MonotonicClock.now())
+    let run = Self.twoJobsWithOutputs(locks: locks)
     run.start()
     // a holds its lock; b found no descriptor, and the loop was given back at once.
     #expect(locks.refusals == 1)
@@ -74,17 +79,7 @@ final class ChangedLocks: JobLocks {
     let folder = try makeTemporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let locks = FullDiskLocks(manifestPath: folder + "/jobs.yaml", lookedAt: MonotonicClock.now())
-    let run = DriverHarness(
-      """
-      jobs:
-        a: {command: a, outputs: [x]}
-        b: {command: b, outputs: [y]}
-      """
-    ) { clock in
-      let checker = FakeFileChecker(clock: clock)
-      checker.snapshots = ["x": FakeFileChecker.file("x", "1"), "y": FakeFileChecker.file("y", "1")]
-      return FileTracking(checker: checker, records: [:], recordedInputs: { _ in nil }, force: true, locks: locks)
-    }
+    let run = Self.twoJobsWithOutputs(locks: locks)
     run.start()
     #expect(run.runToEnd() == 0)
     let warnings = run.events.lines.filter { $0.hasPrefix("warning ") }
