@@ -95,7 +95,7 @@ struct Run: ParsableCommand {
   @Option(
     help: ArgumentHelp(
       "What running jobs' declared resources may add up to, over the manifest's budget: either part, e.g. "
-        + "cpus=8,memory=16G (default: the CPUs and memory oprun may use here).", valueName: "cpus=N,memory=SIZE"))
+        + "cpus=8,memory=16G (default: the CPUs and memory oprun may use here).", valueName: "BUDGET"))
   var budget: String?
 
   @Option(
