@@ -16,7 +16,7 @@ struct Ctl: ParsableCommand {
       """,
     subcommands: [
       CtlList.self, CtlStatus.self, CtlCancel.self, CtlCancelAll.self, CtlSuspend.self, CtlResume.self,
-      CtlLimit.self, CtlPriority.self, CtlPause.self, CtlContinue.self, CtlWatch.self,
+      CtlLimit.self, CtlBudget.self, CtlPriority.self, CtlPause.self, CtlContinue.self, CtlWatch.self,
     ]
   )
 

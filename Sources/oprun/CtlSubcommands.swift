@@ -74,6 +74,21 @@ struct CtlLimit: CtlRequest {
   }
 }
 
+struct CtlBudget: CtlRequest {
+  static let configuration = CommandConfiguration(
+    commandName: "budget",
+    abstract: "Change what running jobs' declared resources may add up to, while the run runs (either part).")
+  static let command = "budget"
+  @ParentCommand var ctl: Ctl
+  @Argument(help: ArgumentHelp("The new budget, e.g. cpus=8,memory=16G.", valueName: "BUDGET"))
+  var budget: String
+  var requestArguments: [String] { [budget] }
+
+  func validate() throws {
+    if case .failure(let error) = BudgetArgument.parse(budget) { throw ValidationError("\(error)") }
+  }
+}
+
 struct CtlPriority: CtlRequest {
   static let configuration = CommandConfiguration(
     commandName: "priority", abstract: "Change the priority of a job that has not started.",

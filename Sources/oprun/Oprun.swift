@@ -103,7 +103,7 @@ struct Oprun: ParsableCommand {
       report EVENTS --html OUT
                               Make a self-contained HTML page of a run from its --events file.
       ctl COMMAND [ARG...]    Steer or watch a run in progress: list, status, cancel, cancel-all,
-                              suspend, resume, limit, priority, pause, continue, watch.
+                              suspend, resume, limit, budget, priority, pause, continue, watch.
       log [MANIFEST | RUN-ID] List a manifest's past runs, or the jobs of one run.
 
       See 'oprun help check', 'oprun help graph', 'oprun help report', 'oprun help ctl', 'oprun help log'

@@ -109,7 +109,7 @@ import Testing
     (["cancel"], "missing JOB: name at least one"),
     (["pause"], "missing JOB: name at least one"),
     (["--pid", "1", "--manifest", "x", "status"], "--pid and --manifest exclude each other"),
-    ([], "missing COMMAND: one of list, status, cancel, cancel-all, suspend, resume, limit, priority, pause"),
+    ([], "missing COMMAND: one of list, status, cancel, cancel-all, suspend, resume, limit, budget, priority, pause"),
     (["reboot"], "unknown command 'reboot'; the commands are list, status"),
   ])
   func aUsageErrorExits2BeforeAnyRequestIsSent(_ arguments: [String], _ message: String) throws {

@@ -129,7 +129,7 @@ import Testing
     #expect(far.status == 2)
     #expect(
       far.stderr.hasPrefix(
-        "oprun: error: unknown command 'zzzz'; the commands are list, status, cancel, cancel-all, suspend, resume, limit, priority, pause, continue, watch\n"
+        "oprun: error: unknown command 'zzzz'; the commands are list, status, cancel, cancel-all, suspend, resume, limit, budget, priority, pause, continue, watch\n"
       ), "\(far.stderr)")
   }
 

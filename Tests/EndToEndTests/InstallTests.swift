@@ -70,12 +70,12 @@ import Testing
     }
     let keys =
       TopLevelKey.allCases.map(\.word) + JobKey.allCases.map(\.word) + QueueKey.allCases.map(\.word)
-      + DefaultsKey.allCases.map(\.word)
+      + DefaultsKey.allCases.map(\.word) + ResourceKey.allCases.map(\.word)
     missing += keys.filter { !page.contains($0) }.map { "manifest key \($0)" }
     let signals = ["SIGINT", "SIGTERM", "SIGKILL", "SIGUSR1", "SIGTSTP", "SIGCONT", "SIGSTOP", "SIGPIPE"]
     missing += signals.filter { !page.contains($0) }.map { "signal \($0)" }
     let variables = [
-      "OPRUN_JOB", "OPRUN_QUEUE", "OPRUN_ATTEMPT", "OPRUN_JOB_STATUS", "OPRUN_EXIT_CODE", "NO_COLOR", "XDG_RUNTIME_DIR",
+      "OPRUN_JOB", "OPRUN_QUEUE", "OPRUN_ATTEMPT", "OPRUN_CPUS", "OPRUN_MEMORY", "OPRUN_JOB_STATUS", "OPRUN_EXIT_CODE", "NO_COLOR", "XDG_RUNTIME_DIR",
       "GITHUB_ACTIONS",
     ]
     missing += variables.filter { !page.contains($0) }.map { "variable \($0)" }

@@ -38,8 +38,8 @@ import Testing
     #expect(run.status == 2)
     #expect(
       run.stderr == """
-        oprun: error: missing COMMAND: one of list, status, cancel, cancel-all, suspend, resume, limit, priority, \
-        pause, continue, watch
+        oprun: error: missing COMMAND: one of list, status, cancel, cancel-all, suspend, resume, limit, budget, \
+        priority, pause, continue, watch
         Usage: oprun ctl [--pid PID | --manifest PATH] COMMAND [ARG...]
           See 'oprun ctl --help' for more information.
 

@@ -63,6 +63,20 @@ import Testing
     #expect(Array(a[2...3]) == ["--exclusive", "--mem=1G"])
   }
 
+  @Test func declaredResourcesBecomeCPUsPerTaskAndMemoryInMebibytes() {
+    let (backend, jobs) = plan(
+      """
+      jobs:
+        a: {command: build, resources: {cpus: 4, memory: 1.5G}}
+        b: {command: test, resources: {memory: 1000K}}
+        c: {command: lint}
+      """)
+    let arguments = jobs.map { backend.sbatchArguments($0, outputPath: "/out/x.out") }
+    #expect(arguments[0].contains("--cpus-per-task=4") && arguments[0].contains("--mem=1536M"))
+    #expect(arguments[1].contains("--mem=1M") && !arguments[1].contains { $0.hasPrefix("--cpus-per-task") })
+    #expect(!arguments[2].contains { $0.hasPrefix("--mem") || $0.hasPrefix("--cpus-per-task") })
+  }
+
   @Test func severalCommandsRunAtOnceAndTheFirstFailureDecides() {
     let (_, jobs) = plan("jobs: {a: {commands: ['exit 0', 'exit 4'], env: {X: \"it's\"}}}")
     let script = SlurmBackend.script(of: jobs[0].order)

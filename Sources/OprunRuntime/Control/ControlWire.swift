@@ -9,7 +9,7 @@ public enum ControlWire {
 
   /// The commands a run answers; anything else is no request.
   public static let commands: Set<String> = [
-    "status", "cancel", "cancel-all", "suspend", "resume", "limit", "priority", "pause", "continue", "watch",
+    "status", "cancel", "cancel-all", "suspend", "resume", "limit", "budget", "priority", "pause", "continue", "watch",
   ]
 
   /// The command and arguments of a request line (without its newline), or why it is none.

@@ -13,6 +13,8 @@ enum ControlAction: Equatable {
   case suspend([QueueID])
   case resume([QueueID])
   case limit(QueueID, Int)
+  /// The run's whole new budget; every unfinished job fits in it.
+  case budget(ResourceBudget)
   /// Each has not started; a matrix job's plain name gives its instances that wait.
   case priority([JobID], Priority)
   /// Each is executing and not paused.

@@ -58,6 +58,9 @@ extension SlurmBackend {
     if planned.held { arguments.append("--hold") }
     if let timeout = planned.job.timeout { arguments.append("--time=\(Int((timeout / 60).rounded(.up)))") }
     if let qos = options.qos[planned.job.qos] { arguments.append("--qos=\(qos)") }
+    // What the job declares it needs (SPEC §12); the cluster schedules it, not the budget.
+    if let cpus = planned.job.needs.cpus { arguments.append("--cpus-per-task=\(cpus)") }
+    if let memory = planned.job.needs.memory { arguments.append("--mem=\((memory + (1 << 20) - 1) >> 20)M") }
     if let partition = options.partition { arguments.append("--partition=\(partition)") }
     if let account = options.account { arguments.append("--account=\(account)") }
     arguments.append("--wrap=\(Self.script(of: planned.order))")

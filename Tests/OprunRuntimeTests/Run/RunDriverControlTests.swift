@@ -117,7 +117,7 @@ import Testing
     (["cancle", "build"], "unknown command 'cancle' (did you mean 'cancel'?)"),
     (
       ["stop"],
-      "unknown command 'stop'; expected status, cancel, cancel-all, suspend, resume, limit, priority, pause, continue or watch"
+      "unknown command 'stop'; expected status, cancel, cancel-all, suspend, resume, limit, budget, priority, pause, continue or watch"
     ),
   ])
   func wrongArgumentsOrAnUnknownCommandAreRefused(request: [String], error: String) {

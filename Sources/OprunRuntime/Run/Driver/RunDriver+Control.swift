@@ -45,6 +45,8 @@ extension RunDriver {
       for queue in queues { engine.setSuspended(queue, false) }
     case .limit(let queue, let limit):
       engine.setMaxConcurrent(queue, limit)
+    case .budget(let budget):
+      engine.setBudget(budget)
     case .priority(let jobs, let priority):
       for job in jobs { _ = engine.setPriority(job, priority) }
     case .pause(let jobs):

@@ -6,7 +6,7 @@ import OprunCore
 extension RunDriver {
   /// The commands a run answers, as `oprun ctl` sends them.
   static let controlCommands = [
-    "status", "cancel", "cancel-all", "suspend", "resume", "limit", "priority", "pause", "continue", "watch",
+    "status", "cancel", "cancel-all", "suspend", "resume", "limit", "budget", "priority", "pause", "continue", "watch",
   ]
 
   /// What `request` asks for, checked against the run as it is now.
@@ -20,6 +20,7 @@ extension RunDriver {
     case "suspend": return queues(args).map { .suspend($0.isEmpty ? Array(graph.queues.indices) : $0) }
     case "resume": return queues(args).map { .resume($0.isEmpty ? Array(graph.queues.indices) : $0) }
     case "limit": return limit(args)
+    case "budget": return budget(args)
     case "priority": return priority(args)
     case "pause": return jobs(args, usage: "pause JOB...", check: pauseProblem).map { .pause($0) }
     case "continue": return jobs(args, usage: "continue JOB...", check: continueProblem).map { .continue($0) }
@@ -86,6 +87,33 @@ extension RunDriver {
     if queue == nil { problems.append(unknownQueue(args[0])) }
     if limit == nil { problems.append("bad limit '\(args[1])': expected a whole number, at least 1") }
     return .failure(ControlRefusal(problems.joined(separator: "; ")))
+  }
+
+  /// `budget cpus=N,memory=SIZE`, either part: the other stays as it is. A budget some
+  /// unfinished job could never fit in is refused, naming the jobs: it would wait forever.
+  /// One below what running jobs hold now is taken: they go on, and nothing starts until
+  /// enough of them have ended, as a lowered `limit` does.
+  private func budget(_ args: [String]) -> CheckedRequest {
+    guard args.count == 1 else { return .failure(ControlRefusal("usage: budget cpus=N,memory=SIZE")) }
+    let parts: ResourceNeeds
+    switch BudgetArgument.parse(args[0]) {
+    case .success(let parsed): parts = parsed
+    case .failure(let error): return .failure(ControlRefusal("bad budget '\(args[0])': \(error)"))
+    }
+    guard let current = engine.resourceBudget else {
+      return .failure(ControlRefusal("no job of this run declares resources: it has no budget to change"))
+    }
+    let budget = current.overridden(by: parts)
+    let beyond = engine.jobsBeyond(budget)
+    guard beyond.isEmpty else {
+      let named = beyond.prefix(3).map { "job '\(graph.jobs[$0].name)' needs \(engine.needs(of: $0).description)" }
+      let more = beyond.count > 3 ? " and \(counted(beyond.count - 3, "more job"))" : ""
+      return .failure(
+        ControlRefusal(
+          "budget \(budget.description) is less than an unfinished job needs, which could then never start: "
+            + named.joined(separator: ", ") + more))
+    }
+    return .success(.budget(budget))
   }
 
   private func priority(_ args: [String]) -> CheckedRequest {
