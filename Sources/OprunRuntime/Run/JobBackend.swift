@@ -186,6 +186,10 @@ public struct PlannedJob: Sendable {
   public var dependencies: [JobID]
   /// Submitted held: its queue is suspended (``SchedulingBackend/hold(_:)``).
   public var held = false
+  /// Its place among its matrix job's instances in the run's graph, 0 first: the index a
+  /// backend that runs a matrix as one array gives it. Nil for a job without a matrix, and for
+  /// a job submitted on its own during the run.
+  public var instanceIndex: Int?
 }
 
 /// Why a run could not be submitted, in words a user can act on.

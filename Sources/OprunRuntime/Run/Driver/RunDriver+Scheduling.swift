@@ -14,8 +14,11 @@ extension RunDriver {
   /// those free to go), as a backend that takes the whole run is to receive them; the jobs
   /// `--resume` resumes are left out.
   public func plannedJobs() -> [PlannedJob] {
-    graph.topologicalOrder().filter { !isResumed($0) }.map { id in
-      plannedJob(id, attempt: 1, dependencies: graph.jobs[id].dependencies.filter { !isResumed($0) })
+    let instanceIndices = graph.instanceIndices()
+    return graph.topologicalOrder().filter { !isResumed($0) }.map { id in
+      var planned = plannedJob(id, attempt: 1, dependencies: graph.jobs[id].dependencies.filter { !isResumed($0) })
+      planned.instanceIndex = instanceIndices[id]
+      return planned
     }
   }
 
