@@ -316,6 +316,30 @@ struct SlurmTests {
     #expect(try runQueued(log).isEmpty)
   }
 
+  @Test func theInstancesBehindAJobWithRetriesGoAsOneArrayOnceItsLastAttemptIsKnown() throws {
+    let manifest = """
+      jobs:
+        flaky:
+          command: echo "$OPRUN_ATTEMPT" >> flaky.attempts; [ "$OPRUN_ATTEMPT" -ge 2 ]
+          retries: 2
+        after:
+          matrix: {n: ["1", "2", "3"]}
+          command: echo ${{ matrix.n }} saw $(cat flaky.attempts | tr '\\n' ' ')
+          dependencies: [flaky]
+      """
+    let (local, cluster, _) = try runLocallyAndOnTheCluster(manifest)
+    for job in ["flaky", "after[1]", "after[2]", "after[3]"] {
+      #expect(history(of: job, in: cluster.events) == history(of: job, in: local.events), "\(job)")
+      #expect(outputLines(of: job, in: cluster.events) == outputLines(of: job, in: local.events), "\(job)")
+    }
+    #expect(outputLines(of: "after[2]", in: cluster.events) == ["2 saw 1 2\n"])
+    let runID = try #require(cluster.events.named("run-started").first?.string("run"))
+    let tasks = try squeue(["--noheader", "--array", "--states=all", "--name=oprun:\(runID):after", "--format=%F %K"])
+      .split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+    #expect(tasks.count == 3 && Set(tasks.map { $0[0] }).count == 1, "\(tasks)")
+    expectStreamContract(cluster.events)
+  }
+
   @Test func resumeSubmitsTheInstancesThatMustRunAsASmallerArray() throws {
     let folder = try Scratch()
     try folder.manifest(

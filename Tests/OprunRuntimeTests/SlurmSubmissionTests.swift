@@ -177,4 +177,14 @@ import Testing
     #expect(SqueueLine("10|PENDING|None|0|10|3|")?.slurmName == "10_3")
     #expect(SqueueLine("12|COMPLETED|None|0|12|N/A|")?.slurmName == "12")
   }
+
+  @Test func aMatrixLargerThanTheClustersMaxArraySizeIsOneArrayPerSoManyInstances() {
+    #expect(SlurmArray.maxTasks(fromConfiguration: "MaxArraySize            = 1001\nMaxJobCount = 10000\n") == 1000)
+    #expect(SlurmArray.maxTasks(fromConfiguration: "nothing") == nil)
+    let values = (0..<5).map { "'\($0)'" }.joined(separator: ", ")
+    let (_, jobs) = plan("jobs: {a: {matrix: {n: [\(values)]}, command: run}}")
+    let submissions = SlurmArray.submissions(of: jobs, limits: [nil], maxTasks: 2)
+    #expect(submissions.map(\.arraySpec) == ["0-1", "0-1", "0"])
+    #expect(submissions.map { $0.tasks.map(\.job.name) } == [["a[0]", "a[1]"], ["a[2]", "a[3]"], ["a[4]"]])
+  }
 }

@@ -147,6 +147,10 @@ public enum BackendReport: Sendable {
 /// ``start(_:)`` is still used for completion commands, which run where oprun runs.
 extension SchedulingBackend {
   public var capabilities: BackendCapabilities { .cluster }
+
+  public func submitLater(_ jobs: [PlannedJob]) -> [Result<Void, SubmissionFailure>] {
+    jobs.map { submitLater($0) }
+  }
 }
 
 public protocol SchedulingBackend: JobBackend {
@@ -158,6 +162,11 @@ public protocol SchedulingBackend: JobBackend {
   /// last attempts, or another attempt of a job (`job.order`'s attempt) — after what was
   /// submitted before; it is followed as the others are. A refusal leaves the rest alone.
   func submitLater(_ job: PlannedJob) -> Result<Void, SubmissionFailure>
+
+  /// Submits jobs that became free to go at the same moment, none waiting for another, as
+  /// the one-job `submitLater` does each (the backend may group them); one result per job, in
+  /// order.
+  func submitLater(_ jobs: [PlannedJob]) -> [Result<Void, SubmissionFailure>]
 
   /// The run no longer wants `work` to run (cancelled or skipped before it began): the
   /// backend takes it back. What became of it is reported as usual; a job that had already

@@ -7,7 +7,8 @@ import OprunCore
 /// `$SLURM_ARRAY_TASK_ID` (``script(changingFolder:)``).
 ///
 /// Invariants: `tasks` is never empty; `indices[i]` is `tasks[i]`'s index in the array, its
-/// place among its matrix job's instances, less a multiple of ``maxTasks``; indices grow.
+/// place among its matrix job's instances less a multiple of the most tasks an array may
+/// have; indices grow.
 struct SlurmArray {
   var tasks: [PlannedJob]
   var indices: [Int]
@@ -15,21 +16,22 @@ struct SlurmArray {
   /// number of tasks; nil for no limit.
   var throttle: Int?
 
-  /// The most tasks of one array: Slurm's default `MaxArraySize` (1001) takes indices up to
-  /// 1000, so a larger matrix is one array per 1,000 instances.
-  static let maxTasks = 1000
+  /// The most tasks of one array when the cluster does not say: Slurm's default
+  /// `MaxArraySize` (1001) takes indices up to 1000.
+  static let defaultMaxTasks = 1000
 
   /// `plan` as submissions, in its order (a job array where its first task was): every job
-  /// after its dependencies still. `limits` are the queues' limits as written (nil: none).
-  static func submissions(of plan: [PlannedJob], limits: [Int?]) -> [SlurmArray] {
+  /// after its dependencies still. `limits` are the queues' limits as written (nil: none); an
+  /// array has at most `maxTasks` tasks, a larger matrix one array per so many instances.
+  static func submissions(of plan: [PlannedJob], limits: [Int?], maxTasks: Int = defaultMaxTasks) -> [SlurmArray] {
     var submissions: [SlurmArray] = []
     var arrayOf: [Key: Int] = [:]
     for planned in plan {
-      guard let key = Key(planned) else {
+      guard let key = Key(planned, maxTasks: maxTasks) else {
         submissions.append(SlurmArray(tasks: [planned], indices: [0]))
         continue
       }
-      let index = planned.instanceIndex! % maxTasks
+      let index = planned.instanceIndex! % max(1, maxTasks)
       if let place = arrayOf[key] {
         submissions[place].tasks.append(planned)
         submissions[place].indices.append(index)
@@ -50,7 +52,7 @@ struct SlurmArray {
   /// What the instances of one array share.
   private struct Key: Hashable {
     var template: String
-    /// Which block of ``SlurmArray/maxTasks`` instances.
+    /// Which block of the most tasks an array may have.
     var block: Int
     var dependencies: [JobID]
     var held: Bool
@@ -58,12 +60,12 @@ struct SlurmArray {
     var timeout: Double?
 
     /// Nil for a job that goes on its own: no matrix, or a later attempt.
-    init?(_ planned: PlannedJob) {
+    init?(_ planned: PlannedJob, maxTasks: Int) {
       guard let template = planned.job.instance?.template, let index = planned.instanceIndex,
         planned.order.work.attempt == 1
       else { return nil }
       self.template = template
-      block = index / SlurmArray.maxTasks
+      block = index / max(1, maxTasks)
       dependencies = planned.dependencies.sorted()
       held = planned.held
       band = planned.band
@@ -97,5 +99,15 @@ struct SlurmArray {
     lines.append("*) echo \"oprun: no task $SLURM_ARRAY_TASK_ID in this array\" >&2; exit 2 ;;")
     lines.append("esac")
     return lines.joined(separator: "\n") + "\n"
+  }
+
+  /// The most tasks of one array by `scontrol show config`'s `MaxArraySize` (indices up to
+  /// one less); nil when the text does not say.
+  static func maxTasks(fromConfiguration text: String) -> Int? {
+    for line in text.split(whereSeparator: \.isNewline) {
+      let parts = line.split(separator: "=", maxSplits: 1).map { String($0).trimmingSpaces }
+      if parts.count == 2, parts[0] == "MaxArraySize", let size = Int(parts[1]) { return max(1, size - 1) }
+    }
+    return nil
   }
 }

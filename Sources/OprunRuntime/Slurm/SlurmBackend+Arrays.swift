@@ -2,6 +2,20 @@ import Glibc
 import OprunCore
 
 extension SlurmBackend {
+  /// `plan` as submissions (``SlurmArray/submissions(of:limits:maxTasks:)``), each array within
+  /// the cluster's `MaxArraySize`, asked of it (`scontrol show config`) the first time a plan
+  /// holds instances of a matrix job.
+  func submissions(of plan: [PlannedJob]) -> [SlurmArray] {
+    guard plan.contains(where: { $0.instanceIndex != nil }) else {
+      return SlurmArray.submissions(of: plan, limits: queueLimits)
+    }
+    if maxArrayTasks == nil {
+      let answer = try? tool.run(["scontrol", "show", "config"]).get()
+      maxArrayTasks = answer.flatMap { SlurmArray.maxTasks(fromConfiguration: $0.output) } ?? SlurmArray.defaultMaxTasks
+    }
+    return SlurmArray.submissions(of: plan, limits: queueLimits, maxTasks: maxArrayTasks!)
+  }
+
   /// One `sbatch --array` for the tasks of `array`; each is followed from now on as the task
   /// `ARRAY_INDEX`, its output in a file of its own.
   func add(_ array: SlurmArray) -> Result<Void, SubmissionFailure> {

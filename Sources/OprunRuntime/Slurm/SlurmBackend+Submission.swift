@@ -7,7 +7,7 @@ extension SlurmBackend {
   /// submission cancels what was submitted before it. Polling begins once all are in.
   func submit(_ plan: [PlannedJob]) -> Result<Void, SubmissionFailure> {
     if let failure = makeOutputFolder() { return .failure(failure) }
-    for submission in SlurmArray.submissions(of: plan, limits: queueLimits) {
+    for submission in submissions(of: plan) {
       let added = submission.tasks.count == 1 ? add(submission.tasks[0]) : add(submission)
       if case .failure(let failure) = added {
         let already = jobs.isEmpty ? "" : " (the \(jobs.count) job(s) submitted before it were cancelled)"
@@ -26,6 +26,19 @@ extension SlurmBackend {
     let added = add(planned)
     if case .success = added, !isPolling { schedulePoll() }
     return added
+  }
+
+  /// Submits jobs that became free to go together, as ``submit(_:)`` does (a matrix job's
+  /// instances as one job array); a refusal leaves the others alone.
+  func submitLater(_ planned: [PlannedJob]) -> [Result<Void, SubmissionFailure>] {
+    if jobs.isEmpty, let failure = makeOutputFolder() { return planned.map { _ in .failure(failure) } }
+    var results: [JobID: Result<Void, SubmissionFailure>] = [:]
+    for submission in submissions(of: planned) {
+      let added = submission.tasks.count == 1 ? add(submission.tasks[0]) : add(submission)
+      for task in submission.tasks { results[task.job.id] = added }
+    }
+    if !isPolling, results.values.contains(where: { if case .success = $0 { true } else { false } }) { schedulePoll() }
+    return planned.map { results[$0.job.id]! }
   }
 
   /// One `sbatch`; the job is followed from now on, as the job's current attempt.

@@ -50,6 +50,8 @@ final class SlurmBackend: SchedulingBackend {
   var warnedAboutPolling = false
   /// The indices in `jobs` of each job array's tasks, by the array's Slurm id.
   var arrayTasks: [Int32: [Int]] = [:]
+  /// The most tasks of one array on this cluster; nil until asked.
+  var maxArrayTasks: Int?
 
   struct ClusterJob {
     var job: JobID
