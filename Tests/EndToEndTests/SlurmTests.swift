@@ -340,6 +340,32 @@ struct SlurmTests {
     expectStreamContract(cluster.events)
   }
 
+  @Test func ctlLimitChangesHowManyTasksOfAnArrayRunAtOnce() throws {
+    let scene = try ControlScene()
+    try scene.folder.manifest(
+      """
+      max-concurrent: 1
+      jobs:
+        work:
+          matrix: {n: ["1", "2", "3"]}
+          command: i=0; while [ ! -e go ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done; test -e go
+      """)
+    let run = try scene.startRun(manifest: "jobs.yaml", events: eventsFile, ["--backend", "slurm"])
+    try waitUntil("work[1] executing") { run.log.executed("work[1]") }
+    let runID = try #require(run.log.named("run-started").first?.string("run"))
+    let before = try squeue(["--noheader", "--array", "--states=all", "--name=oprun:\(runID):work", "--format=%K %T"])
+      .split(separator: "\n").map { $0.split(separator: " ").joined(separator: " ") }
+    #expect(before.sorted() == ["0 RUNNING", "1 PENDING", "2 PENDING"], "one at a time (%1): \(before)")
+    #expect(try scene.ctl(["--pid", String(run.pid), "limit", "jobs", "3"]).status == 0)
+    try waitUntil("every instance executing") {
+      ["work[1]", "work[2]", "work[3]"].allSatisfy { run.log.executed($0) }
+    }
+    _ = try scene.folder.write("go", "")
+    let finished = run.process.wait()
+    #expect(finished.status == 0, "\(finished.stderr)")
+    expectStreamContract(run.log)
+  }
+
   @Test func resumeSubmitsTheInstancesThatMustRunAsASmallerArray() throws {
     let folder = try Scratch()
     try folder.manifest(

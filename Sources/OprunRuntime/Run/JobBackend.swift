@@ -151,6 +151,9 @@ extension SchedulingBackend {
   public func submitLater(_ jobs: [PlannedJob]) -> [Result<Void, SubmissionFailure>] {
     jobs.map { submitLater($0) }
   }
+
+  /// A cluster decides what runs at once.
+  public func limit(_ works: [WorkKey], to maxConcurrent: Int) {}
 }
 
 public protocol SchedulingBackend: JobBackend {
@@ -179,6 +182,10 @@ public protocol SchedulingBackend: JobBackend {
 
   /// Their queue was resumed: what ``hold(_:)`` held may begin again.
   func release(_ works: [WorkKey])
+
+  /// Their queue's `max-concurrent` is now `maxConcurrent` (`oprun ctl limit`): what the
+  /// backend itself limits by it follows (the jobs have not finished).
+  func limit(_ works: [WorkKey], to maxConcurrent: Int)
 }
 
 /// One attempt of a job as a ``SchedulingBackend`` receives it.

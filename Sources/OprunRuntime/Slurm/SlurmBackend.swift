@@ -161,6 +161,22 @@ final class SlurmBackend: SchedulingBackend {
     control(["scontrol", "release", queued.map { jobs[$0].slurmName }.joined(separator: ",")])
   }
 
+  /// Each job array among `works` with tasks not ended runs at most `maxConcurrent` of them at
+  /// once from now on (`scontrol update ArrayTaskThrottle`; 0, none, when it has no more tasks).
+  func limit(_ works: [WorkKey], to maxConcurrent: Int) {
+    var arrays: [Int32] = []
+    for work in works {
+      guard let index = indexByJob[work.job], jobs[index].arrayTask != nil, jobs[index].phase != .ended,
+        !arrays.contains(jobs[index].slurmID)
+      else { continue }
+      arrays.append(jobs[index].slurmID)
+    }
+    for array in arrays {
+      let throttle = maxConcurrent < arrayTasks[array, default: []].count ? maxConcurrent : 0
+      control(["scontrol", "update", "JobId=\(array)", "ArrayTaskThrottle=\(throttle)"])
+    }
+  }
+
   /// `scancel` of the jobs at `indices` not cancelled yet, in one call: a job array by its id
   /// when each of its tasks is cancelled now or was before or has ended (Ctrl-C's one
   /// `scancel ARRAY`), a task by `ARRAY_TASK` otherwise.

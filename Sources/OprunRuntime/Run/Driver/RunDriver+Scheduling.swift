@@ -152,6 +152,16 @@ extension RunDriver {
     }
   }
 
+  /// A queue's new limit reaches the backend, for its jobs that have not finished.
+  func limitOnBackend(_ queue: QueueID, _ maxConcurrent: Int) {
+    guard let scheduler = cluster?.scheduler else { return }
+    let works = graph.jobs.indices.filter { job in
+      graph.jobs[job].queue == queue && engine.state(of: job) != .finished
+    }.map { WorkKey(job: $0, purpose: .attempt(engine.attempt(of: $0))) }
+    guard !works.isEmpty else { return }
+    scheduler.limit(works, to: maxConcurrent)
+  }
+
   /// The backend takes back the job's current attempt, if it was handed one.
   func withdraw(_ job: JobID) {
     guard let submissions, submissions.lastSubmittedAttempt(of: job) > 0 else { return }
