@@ -204,7 +204,7 @@ public struct PlannedJob: Sendable {
   public var held = false
   /// Its place among its matrix job's instances in the run's graph, 0 first: the index a
   /// backend that runs a matrix as one array gives it. Nil for a job without a matrix, and for
-  /// a job submitted on its own during the run.
+  /// a retry (submitted on its own).
   public var instanceIndex: Int?
 }
 
