@@ -4,6 +4,9 @@
 # and 50 independent jobs, every job `true`. Each is timed from the first submission until no job
 # of it is pending or running any more; the sbatch loop's wait polls squeue every 0.1 s, oprun
 # polls every 0.25 s. Prints the median of RUNS (default 5) runs of each, in seconds.
+# Then a matrix job of 1,000 `true` instances, which oprun submits as one job array, against one
+# plain `sbatch --array=0-999` and against 1,000 `sbatch` calls: the median of MATRIX_RUNS
+# (default 3) runs of each, the three taking turns.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 oprun=${OPRUN_BINARY:-$PWD/.build/release/oprun}
@@ -22,6 +25,12 @@ now() { date +%s.%N; }
   echo "jobs:"
   for i in $(seq 1 50); do echo "  j$i: {command: 'true'}"; done
 } >"$work/flat.yaml"
+{
+  echo "jobs:"
+  echo "  t:"
+  echo "    matrix: {n: [$(seq -s, 0 999)]}"
+  echo "    command: 'true'"
+} >"$work/matrix.yaml"
 
 # Waits until none of the ids given is pending, running or completing.
 await_ids() {
@@ -43,6 +52,16 @@ sbatch_chain() {
 sbatch_flat() {
   local ids=()
   for _ in $(seq 1 50); do ids+=("$(sbatch --parsable --output=/dev/null --wrap true)"); done
+  await_ids "${ids[@]}"
+}
+
+sbatch_array() {
+  await_ids "$(sbatch --parsable --output=/dev/null --array=0-999 --wrap true)"
+}
+
+sbatch_thousand() {
+  local ids=()
+  for _ in $(seq 1 1000); do ids+=("$(sbatch --parsable --output=/dev/null --wrap true)"); done
   await_ids "${ids[@]}"
 }
 
@@ -75,3 +94,19 @@ for graph in chain flat; do
   label=$([ "$graph" = chain ] && echo "20-link chain" || echo "50 independent jobs")
   printf '| %s | %s s | %s s | %.2f |\n' "$label" "$loop" "$ours" "$(awk -v a="$ours" -v b="$loop" 'BEGIN { print a / b }')"
 done
+
+echo
+echo "| 1,000-instance matrix | one sbatch --array | oprun --backend slurm | 1,000 sbatch calls | oprun / array | oprun / calls |"
+echo "| --- | ---: | ---: | ---: | ---: | ---: |"
+array_times=() oprun_times=() calls_times=()
+for _ in $(seq 1 "${MATRIX_RUNS:-3}"); do
+  array_times+=("$(time_of sbatch_array)")
+  oprun_times+=("$(time_of oprun_run "$work/matrix.yaml")")
+  calls_times+=("$(time_of sbatch_thousand)")
+done
+array=$(printf '%s\n' "${array_times[@]}" | median)
+ours=$(printf '%s\n' "${oprun_times[@]}" | median)
+calls=$(printf '%s\n' "${calls_times[@]}" | median)
+printf '| `true` × 1,000 | %s s | %s s | %s s | %.2f | %.2f |\n' "$array" "$ours" "$calls" \
+  "$(awk -v a="$ours" -v b="$array" 'BEGIN { print a / b }')" "$(awk -v a="$ours" -v b="$calls" 'BEGIN { print a / b }')"
+echo "each run (s): array ${array_times[*]}; oprun ${oprun_times[*]}; calls ${calls_times[*]}"

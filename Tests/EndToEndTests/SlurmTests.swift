@@ -222,6 +222,175 @@ struct SlurmTests {
     expectStreamContract(run.log)
   }
 
+  @Test func aMatrixJobsInstancesGoAsOneArrayWithTheEventsOfALocalRun() throws {
+    let manifest = """
+      jobs:
+        folders: {command: mkdir -p in-a in-b in-c in-d}
+        check:
+          matrix: {dir: [a, b, c, d]}
+          cwd: in-${{ matrix.dir }}
+          env: {WHICH: "${{ matrix.dir }}"}
+          command: echo "$OPRUN_JOB $WHICH $(basename "$PWD")"; [ "$WHICH" != c ] || exit 5
+          dependencies: [folders]
+        after: {command: echo after, dependencies: [check]}
+        after-any: {command: echo after-any, dependencies: [check], run-if: always}
+      """
+    let (local, cluster, clusterRun) = try runLocallyAndOnTheCluster(manifest)
+    #expect(clusterRun.status == 1)
+    let instances = ["check[a]", "check[b]", "check[c]", "check[d]"]
+    for job in instances + ["folders", "after", "after-any"] {
+      #expect(history(of: job, in: cluster.events) == history(of: job, in: local.events), "\(job)")
+      #expect(outputLines(of: job, in: cluster.events) == outputLines(of: job, in: local.events), "\(job)")
+    }
+    #expect(outputLines(of: "check[b]", in: cluster.events) == ["check[b] b in-b\n"])
+    #expect(cluster.events.finish(of: "check[c]")?.int("exit_code") == 5)
+    #expect(cluster.events.outcome(of: "after") == "skipped")
+    #expect(cluster.events.outcome(of: "after-any") == "succeeded")
+    let pids = instances.map { cluster.events.pids(of: $0) }
+    #expect(Set(pids.map { "\($0)" }).count == 4, "each task has its own id: \(pids)")
+    // One submission: every instance is a task of the same job array.
+    let runID = try #require(cluster.events.named("run-started").first?.string("run"))
+    let tasks = try squeue(["--noheader", "--array", "--states=all", "--name=oprun:\(runID):check", "--format=%F %K"])
+      .split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+    #expect(tasks.count == 4 && Set(tasks.map { $0[0] }).count == 1, "\(tasks)")
+    #expect(Set(tasks.map { $0[1] }) == ["0", "1", "2", "3"])
+    expectStreamContract(cluster.events)
+    #expect(try runQueued(cluster.events).isEmpty)
+  }
+
+  @Test func ctlCancelOfOneInstanceCancelsThatTaskAloneAndTheOthersSucceed() throws {
+    let scene = try ControlScene()
+    try scene.folder.manifest(
+      """
+      jobs:
+        work:
+          matrix: {n: ["1", "2", "3"]}
+          command: >-
+            if [ ${{ matrix.n }} = 2 ]; then sleep 300; fi;
+            i=0; while [ ! -e go ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done; test -e go
+      """)
+    let run = try scene.startRun(manifest: "jobs.yaml", events: eventsFile, ["--backend", "slurm"])
+    try waitUntil("every instance executing") {
+      ["work[1]", "work[2]", "work[3]"].allSatisfy { run.log.executed($0) }
+    }
+    let answer = try scene.ctl(["--pid", String(run.pid), "cancel", "work[2]"])
+    #expect(answer.status == 0, "\(answer.stderr)")
+    try waitUntil("work[2] finished") { run.log.finish(of: "work[2]") != nil }
+    let runID = try #require(run.log.named("run-started").first?.string("run"))
+    let states = try squeue(["--noheader", "--array", "--states=all", "--name=oprun:\(runID):work", "--format=%K %T"])
+      .split(separator: "\n").map { $0.split(separator: " ").joined(separator: " ") }
+    #expect(states.sorted() == ["0 RUNNING", "1 CANCELLED", "2 RUNNING"], "\(states)")
+    _ = try scene.folder.write("go", "")
+    let finished = run.process.wait()
+    #expect(finished.status == 1, "\(finished.stderr)")
+    let log = run.log
+    #expect(log.outcome(of: "work[2]") == "cancelled")
+    #expect(log.cancelReason(of: "work[2]") == "control")
+    #expect(log.outcome(of: "work[1]") == "succeeded")
+    #expect(log.outcome(of: "work[3]") == "succeeded")
+    expectStreamContract(log)
+    #expect(try runQueued(log).isEmpty)
+  }
+
+  @Test func interruptCancelsEveryTaskOfAnArrayRunningOrNot() throws {
+    let folder = try Scratch()
+    try folder.manifest(
+      """
+      max-concurrent: 2
+      jobs:
+        long:
+          matrix: {n: ["1", "2", "3"]}
+          command: sleep 300
+        after: {command: echo never, dependencies: [long]}
+      """)
+    let process = try OprunProcess(runArguments(["--backend", "slurm"]), in: folder)
+    // Two at a time (%2): the third task is still queued.
+    try waitUntil("two instances executing") { ["long[1]", "long[2]"].allSatisfy { folder.events.executed($0) } }
+    process.send(SIGINT)
+    let run = process.wait()
+    #expect(run.signal == SIGINT, "\(run.stderr)")
+    let log = folder.events
+    for job in ["long[1]", "long[2]", "long[3]", "after"] { #expect(log.outcome(of: job) == "cancelled", "\(job)") }
+    #expect(!log.executed("long[3]"))
+    expectStreamContract(log)
+    #expect(try runQueued(log).isEmpty)
+  }
+
+  @Test func theInstancesBehindAJobWithRetriesGoAsOneArrayOnceItsLastAttemptIsKnown() throws {
+    let manifest = """
+      jobs:
+        flaky:
+          command: echo "$OPRUN_ATTEMPT" >> flaky.attempts; [ "$OPRUN_ATTEMPT" -ge 2 ]
+          retries: 2
+        after:
+          matrix: {n: ["1", "2", "3"]}
+          command: echo ${{ matrix.n }} saw $(cat flaky.attempts | tr '\\n' ' ')
+          dependencies: [flaky]
+      """
+    let (local, cluster, _) = try runLocallyAndOnTheCluster(manifest)
+    for job in ["flaky", "after[1]", "after[2]", "after[3]"] {
+      #expect(history(of: job, in: cluster.events) == history(of: job, in: local.events), "\(job)")
+      #expect(outputLines(of: job, in: cluster.events) == outputLines(of: job, in: local.events), "\(job)")
+    }
+    #expect(outputLines(of: "after[2]", in: cluster.events) == ["2 saw 1 2\n"])
+    let runID = try #require(cluster.events.named("run-started").first?.string("run"))
+    let tasks = try squeue(["--noheader", "--array", "--states=all", "--name=oprun:\(runID):after", "--format=%F %K"])
+      .split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+    #expect(tasks.count == 3 && Set(tasks.map { $0[0] }).count == 1, "\(tasks)")
+    expectStreamContract(cluster.events)
+  }
+
+  @Test func ctlLimitChangesHowManyTasksOfAnArrayRunAtOnce() throws {
+    let scene = try ControlScene()
+    try scene.folder.manifest(
+      """
+      max-concurrent: 1
+      jobs:
+        work:
+          matrix: {n: ["1", "2", "3"]}
+          command: i=0; while [ ! -e go ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done; test -e go
+      """)
+    let run = try scene.startRun(manifest: "jobs.yaml", events: eventsFile, ["--backend", "slurm"])
+    try waitUntil("work[1] executing") { run.log.executed("work[1]") }
+    let runID = try #require(run.log.named("run-started").first?.string("run"))
+    let before = try squeue(["--noheader", "--array", "--states=all", "--name=oprun:\(runID):work", "--format=%K %T"])
+      .split(separator: "\n").map { $0.split(separator: " ").joined(separator: " ") }
+    #expect(before.sorted() == ["0 RUNNING", "1 PENDING", "2 PENDING"], "one at a time (%1): \(before)")
+    #expect(try scene.ctl(["--pid", String(run.pid), "limit", "jobs", "3"]).status == 0)
+    try waitUntil("every instance executing") {
+      ["work[1]", "work[2]", "work[3]"].allSatisfy { run.log.executed($0) }
+    }
+    _ = try scene.folder.write("go", "")
+    let finished = run.process.wait()
+    #expect(finished.status == 0, "\(finished.stderr)")
+    expectStreamContract(run.log)
+  }
+
+  @Test func resumeSubmitsTheInstancesThatMustRunAsASmallerArray() throws {
+    let folder = try Scratch()
+    try folder.manifest(
+      """
+      jobs:
+        part:
+          matrix: {n: ["0", "1", "2", "3", "4"]}
+          command: echo ${{ matrix.n }} >> ran; [ ${{ matrix.n }} = 0 ] || [ ${{ matrix.n }} = 2 ] || test -e fixed
+      """)
+    #expect(try runOprun(runArguments(["--backend", "slurm", "-k"]), in: folder).status == 1)
+    _ = try folder.write("fixed", "")
+    let run = try runOprun(runArguments(["--backend", "slurm", "--resume"]), in: folder)
+    #expect(run.status == 0, "\(run.stderr)")
+    let log = folder.events
+    for n in ["0", "2"] { #expect(log.finish(of: "part[\(n)]")?["resumed"] as? Bool == true) }
+    for n in ["1", "3", "4"] { #expect(log.outcome(of: "part[\(n)]") == "succeeded") }
+    let runID = try #require(log.named("run-started").first?.string("run"))
+    let tasks = try squeue(["--noheader", "--array", "--states=all", "--name=oprun:\(runID):part", "--format=%F %K"])
+      .split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+    #expect(Set(tasks.map { $0[0] }).count == 1 && Set(tasks.map { $0[1] }) == ["1", "3", "4"], "\(tasks)")
+    let ran = folder.read("ran") ?? ""
+    #expect(ran.split(separator: "\n").sorted() == ["0", "1", "1", "2", "3", "3", "4", "4"], "\(ran)")
+    expectStreamContract(log)
+  }
+
   @Test func aSubmissionSbatchRefusesEndsTheRunWithStatus2AndNothingQueued() throws {
     let folder = try Scratch()
     try folder.manifest(
@@ -273,6 +442,23 @@ struct SlurmTests {
     let clusterRun = try runOprun(runArguments(["-k", "--backend", "slurm"]), in: cluster)
     #expect(clusterRun.status == localRun.status, "\(clusterRun.stderr)", sourceLocation: sourceLocation)
     return (local, cluster, clusterRun)
+  }
+
+  /// A job's transitions, each as `from>to` with its outcome, exit code and attempt when it
+  /// has them.
+  private func history(of job: String, in log: EventLog) -> [String] {
+    log.named("transition", job: job).map { event in
+      var words = [(event.string("from") ?? "?") + ">" + (event.string("to") ?? "?")]
+      if let outcome = event.string("outcome") { words.append(outcome) }
+      if let code = event.int("exit_code") { words.append("exit \(code)") }
+      if let template = event.string("template") { words.append("of \(template)") }
+      return words.joined(separator: " ")
+    }
+  }
+
+  /// The lines a job printed, as the event stream has them.
+  private func outputLines(of job: String, in log: EventLog) -> [String] {
+    log.named("output", job: job).compactMap { $0.string("text") }
   }
 
   private func runQueued(_ log: EventLog) throws -> [String] {

@@ -147,6 +147,13 @@ public enum BackendReport: Sendable {
 /// ``start(_:)`` is still used for completion commands, which run where oprun runs.
 extension SchedulingBackend {
   public var capabilities: BackendCapabilities { .cluster }
+
+  public func submitLater(_ jobs: [PlannedJob]) -> [Result<Void, SubmissionFailure>] {
+    jobs.map { submitLater($0) }
+  }
+
+  /// A cluster decides what runs at once.
+  public func limit(_ works: [WorkKey], to maxConcurrent: Int) {}
 }
 
 public protocol SchedulingBackend: JobBackend {
@@ -159,6 +166,11 @@ public protocol SchedulingBackend: JobBackend {
   /// submitted before; it is followed as the others are. A refusal leaves the rest alone.
   func submitLater(_ job: PlannedJob) -> Result<Void, SubmissionFailure>
 
+  /// Submits jobs that became free to go at the same moment, none waiting for another, as
+  /// the one-job `submitLater` does each (the backend may group them); one result per job, in
+  /// order.
+  func submitLater(_ jobs: [PlannedJob]) -> [Result<Void, SubmissionFailure>]
+
   /// The run no longer wants `work` to run (cancelled or skipped before it began): the
   /// backend takes it back. What became of it is reported as usual; a job that had already
   /// ended is left alone.
@@ -170,6 +182,10 @@ public protocol SchedulingBackend: JobBackend {
 
   /// Their queue was resumed: what ``hold(_:)`` held may begin again.
   func release(_ works: [WorkKey])
+
+  /// Their queue's `max-concurrent` is now `maxConcurrent` (`oprun ctl limit`): what the
+  /// backend itself limits by it follows (the jobs have not finished).
+  func limit(_ works: [WorkKey], to maxConcurrent: Int)
 }
 
 /// One attempt of a job as a ``SchedulingBackend`` receives it.
@@ -186,6 +202,10 @@ public struct PlannedJob: Sendable {
   public var dependencies: [JobID]
   /// Submitted held: its queue is suspended (``SchedulingBackend/hold(_:)``).
   public var held = false
+  /// Its place among its matrix job's instances in the run's graph, 0 first: the index a
+  /// backend that runs a matrix as one array gives it. Nil for a job without a matrix, and for
+  /// a retry (submitted on its own).
+  public var instanceIndex: Int?
 }
 
 /// Why a run could not be submitted, in words a user can act on.

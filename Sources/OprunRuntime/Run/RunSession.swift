@@ -135,7 +135,19 @@ final class RunSession {
     let state = StateFolder.resolved(manifestPath: configuration.manifestPath)
     return SlurmBackend(
       loop: loop, local: local, options: configuration.slurm.over(graph.manifest.slurm), runID: run,
-      outputFolder: state.slurmOutput(run: run), environment: JobEnvironment.inherited())
+      outputFolder: state.slurmOutput(run: run), environment: JobEnvironment.inherited(),
+      queueLimits: writtenQueueLimits())
+  }
+
+  /// Each queue's `max-concurrent` as `-j` or the manifest wrote it; nil where neither did (the
+  /// default, this machine's CPUs, says nothing about a cluster).
+  private func writtenQueueLimits() -> [Int?] {
+    let manifest = graph.manifest
+    return graph.queues.indices.map { queue in
+      if let limit = configuration.maxConcurrent { return limit }
+      if queue == 0 { return manifest.maxConcurrent?.value }
+      return manifest.queues.first { $0.name == graph.queues[queue].name }?.maxConcurrent?.value
+    }
   }
 
   /// What lets files decide whether jobs run, when some job declares inputs or outputs;

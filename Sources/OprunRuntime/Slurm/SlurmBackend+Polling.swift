@@ -13,14 +13,17 @@ extension SlurmBackend {
     }
   }
 
-  /// One `squeue` for every job of the run not seen ended, read on the loop as it comes.
+  /// One `squeue` for every job of the run not seen ended, read on the loop as it comes: a
+  /// job array by its id, with a line for each of its tasks (`--array`).
   func poll() {
     guard !isPolling else { return }
-    let ids = jobs.filter { $0.phase != .ended }.map { String($0.slurmID) }
+    var ids: [String] = []
+    var listed: Set<Int32> = []
+    for job in jobs where job.phase != .ended && listed.insert(job.slurmID).inserted { ids.append(String(job.slurmID)) }
     guard !ids.isEmpty else { return }
     let arguments = [
-      "squeue", "--noheader", "--states=all", "--jobs=" + ids.joined(separator: ","),
-      "--Format=JobID:|,State:|,Reason:|,exit_code:|",
+      "squeue", "--noheader", "--array", "--states=all", "--jobs=" + ids.joined(separator: ","),
+      "--Format=JobID:|,State:|,Reason:|,exit_code:|,ArrayJobID:|,ArrayTaskID:|",
     ]
     switch tool.spawner.spawn(tool.request(arguments)) {
     case .failure(let error):
@@ -53,17 +56,20 @@ extension SlurmBackend {
   /// running and did run) and exited, its output read first from its file; a cancelled job
   /// never seen running ended unstarted.
   func observe(_ text: String) {
-    var seen: [Int32: SqueueLine] = [:]
+    var seen: [String: SqueueLine] = [:]
     for line in text.split(whereSeparator: \.isNewline) {
-      if let parsed = SqueueLine(line) { seen[parsed.id] = parsed }
+      if let parsed = SqueueLine(line) { seen[parsed.slurmName] = parsed }
     }
     for index in jobs.indices where jobs[index].phase != .ended {
-      guard let line = seen[jobs[index].slurmID] else { continue }
+      guard let line = seen[jobs[index].slurmName] else { continue }
       observe(line, of: index)
     }
   }
 
   private func observe(_ line: SqueueLine, of index: Int) {
+    if jobs[index].arrayTask != nil, jobs[index].phase == .queued, line.state != "PENDING" {
+      jobs[index].taskID = line.id
+    }
     let job = jobs[index]
     switch line.state {
     case "PENDING", "REQUEUED", "REQUEUE_HOLD", "REQUEUE_FED", "RESV_DEL_HOLD":
@@ -127,13 +133,16 @@ extension SlurmBackend {
   }
 }
 
-/// One line of `squeue --Format=JobID:|,State:|,Reason:|,exit_code:|`.
+/// One line of `squeue --Format=JobID:|,State:|,Reason:|,exit_code:|,ArrayJobID:|,ArrayTaskID:|`.
 struct SqueueLine: Equatable {
+  /// The job's id; a task of a job array has one of its own once it has left the queue.
   var id: Int32
   var state: String
   var reason: String
   /// The batch script's wait status, as `waitpid` gives it.
   var waitStatus: Int32
+  /// `ARRAY_TASK` for a task of a job array, else the job's id.
+  var slurmName: String
 
   init?(_ line: Substring) {
     let fields = line.split(separator: "|", omittingEmptySubsequences: false).map { String($0).trimmingSpaces }
@@ -142,6 +151,11 @@ struct SqueueLine: Equatable {
     state = fields[1]
     reason = fields[2]
     waitStatus = status
+    if fields.count >= 6, let array = Int32(fields[4]), let task = Int(fields[5]) {
+      slurmName = "\(array)_\(task)"
+    } else {
+      slurmName = String(id)
+    }
   }
 
   /// How the job's script ended; a job the cluster ended (cancelled, out of time) without a

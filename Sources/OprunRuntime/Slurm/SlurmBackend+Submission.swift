@@ -2,12 +2,14 @@ import Glibc
 import OprunCore
 
 extension SlurmBackend {
-  /// Submits every job of `plan`, in order, each with the Slurm ids of its dependencies; a
-  /// refused submission cancels what was submitted before it. Polling begins once all are in.
+  /// Submits every job of `plan`, in order, each with the Slurm ids of its dependencies — the
+  /// instances of a matrix job that go together as one job array (``SlurmArray``); a refused
+  /// submission cancels what was submitted before it. Polling begins once all are in.
   func submit(_ plan: [PlannedJob]) -> Result<Void, SubmissionFailure> {
     if let failure = makeOutputFolder() { return .failure(failure) }
-    for planned in plan {
-      if case .failure(let failure) = add(planned) {
+    for submission in submissions(of: plan) {
+      let added = submission.tasks.count == 1 ? add(submission.tasks[0]) : add(submission)
+      if case .failure(let failure) = added {
         let already = jobs.isEmpty ? "" : " (the \(jobs.count) job(s) submitted before it were cancelled)"
         cancel(Array(jobs.indices))
         return .failure(SubmissionFailure(failure.description + already))
@@ -24,6 +26,19 @@ extension SlurmBackend {
     let added = add(planned)
     if case .success = added, !isPolling { schedulePoll() }
     return added
+  }
+
+  /// Submits jobs that became free to go together, as ``submit(_:)`` does (a matrix job's
+  /// instances as one job array); a refusal leaves the others alone.
+  func submitLater(_ planned: [PlannedJob]) -> [Result<Void, SubmissionFailure>] {
+    if jobs.isEmpty, let failure = makeOutputFolder() { return planned.map { _ in .failure(failure) } }
+    var results: [JobID: Result<Void, SubmissionFailure>] = [:]
+    for submission in submissions(of: planned) {
+      let added = submission.tasks.count == 1 ? add(submission.tasks[0]) : add(submission)
+      for task in submission.tasks { results[task.job.id] = added }
+    }
+    if !isPolling, results.values.contains(where: { if case .success = $0 { true } else { false } }) { schedulePoll() }
+    return planned.map { results[$0.job.id]! }
   }
 
   /// One `sbatch`; the job is followed from now on, as the job's current attempt.
@@ -47,12 +62,16 @@ extension SlurmBackend {
     }
   }
 
-  /// `sbatch`'s arguments for one job: the extra ones first, so that oprun's own win.
-  func sbatchArguments(_ planned: PlannedJob, outputPath: String) -> [String] {
+  /// `sbatch`'s arguments for one job: the extra ones first, so that oprun's own win. A job
+  /// array's (``sbatchArguments(_:script:outputPattern:folder:)``) are its first task's, under its
+  /// matrix job's `name`, in its tasks' shared `folder`.
+  func sbatchArguments(_ planned: PlannedJob, outputPath: String, name: String? = nil, folder: String? = nil)
+    -> [String]
+  {
     var arguments = ["sbatch", "--parsable"] + options.extraArguments
     arguments += [
-      "--job-name=oprun:\(runID):\(planned.job.name)", "--output=\(outputPath)",
-      "--chdir=\(planned.order.workingDirectory)", "--nice=\(planned.band.slurmNice)",
+      "--job-name=oprun:\(runID):\(name ?? planned.job.name)", "--output=\(outputPath)",
+      "--chdir=\(folder ?? planned.order.workingDirectory)", "--nice=\(planned.band.slurmNice)",
     ]
     if let dependency = dependency(of: planned) { arguments.append("--dependency=\(dependency)") }
     if planned.held { arguments.append("--hold") }
@@ -69,14 +88,15 @@ extension SlurmBackend {
 
   /// `--dependency` from the job's dependencies and `run-if`: success → `afterok`, always →
   /// `afterany`, failure → `afternotok` of any one of them (`?`: Slurm starts it once one
-  /// dependency failed).
+  /// dependency failed). A job array whose every task is a dependency is named once, by its id (Slurm then
+  /// waits for all its tasks), except under `afternotok`, which must hold for any one task.
   func dependency(of planned: PlannedJob) -> String? {
-    let ids = planned.dependencies.compactMap { indexByJob[$0].map { String(jobs[$0].slurmID) } }
-    guard !ids.isEmpty else { return nil }
+    let indices = planned.dependencies.compactMap { indexByJob[$0] }
+    guard !indices.isEmpty else { return nil }
     switch planned.job.runIf {
-    case .success: return "afterok:" + ids.joined(separator: ":")
-    case .always: return "afterany:" + ids.joined(separator: ":")
-    case .failure: return ids.map { "afternotok:" + $0 }.joined(separator: "?")
+    case .success: return "afterok:" + slurmNames(of: indices).joined(separator: ":")
+    case .always: return "afterany:" + slurmNames(of: indices).joined(separator: ":")
+    case .failure: return indices.map { "afternotok:" + jobs[$0].slurmName }.joined(separator: "?")
     }
   }
 
@@ -106,13 +126,19 @@ extension SlurmBackend {
   /// would take otherwise replaced; a retry's has its attempt too, so that each attempt's
   /// output stays.
   static func fileName(of job: JobNode, attempt: Int = 1) -> String {
-    let safe = job.name.unicodeScalars.map { scalar -> String in
+    let stem = fileName(of: job, named: job.name)
+    return attempt > 1 ? "\(stem).attempt-\(attempt).out" : "\(stem).out"
+  }
+
+  /// `ID-NAME`, `name` with what a file name or Slurm's `%` patterns would take replaced.
+  static func fileName(of job: JobNode, named name: String) -> String {
+    let safe = name.unicodeScalars.map { scalar -> String in
       switch scalar {
       case "a"..."z", "A"..."Z", "0"..."9", "-", "_", ".": String(scalar)
       default: "_"
       }
     }.joined()
-    return attempt > 1 ? "\(job.id)-\(safe).attempt-\(attempt).out" : "\(job.id)-\(safe).out"
+    return "\(job.id)-\(safe)"
   }
 
   /// The id in `sbatch --parsable`'s answer (`ID` or `ID;CLUSTER`).
@@ -121,7 +147,7 @@ extension SlurmBackend {
     return Int32(line.split(separator: ";").first.map(String.init)?.trimmingSpaces ?? "")
   }
 
-  private func makeOutputFolder() -> SubmissionFailure? {
+  func makeOutputFolder() -> SubmissionFailure? {
     var path = ""
     for part in outputFolder.split(separator: "/", omittingEmptySubsequences: false) {
       path += path.isEmpty && part.isEmpty ? "/" : (path.hasSuffix("/") || path.isEmpty ? "" : "/") + part

@@ -9,8 +9,13 @@ import OprunCore
 /// reads its answer as it reads a job's pipe) and reports what it sees. Completion commands
 /// run on this machine, through the ``LocalBackend`` the Slurm backend is given.
 ///
+/// The instances of a matrix job submitted together with the same dependencies go as one job
+/// array (``SlurmArray``): one `sbatch`, each instance a task of it, polled, cancelled, held
+/// and depended on as `ARRAY_TASK`.
+///
 /// Each cluster job is one handle per command of its job, all with the Slurm job id as their
-/// id; signalling any of them cancels the cluster job (`scancel`), once.
+/// id (an array task's own, once it was seen running); signalling any of them cancels the
+/// cluster job (`scancel`), once.
 final class SlurmBackend: SchedulingBackend {
   var reportHandler: ((BackendReport) -> Void)? {
     didSet { local.reportHandler = reportHandler }
@@ -28,6 +33,9 @@ final class SlurmBackend: SchedulingBackend {
   let tool: SlurmTool
   /// Seconds between two polls.
   let pollInterval: Double
+  /// Each queue's `max-concurrent` as the manifest or `-j` wrote it, nil when neither did:
+  /// at most so many tasks of one of its arrays run at once (`--array=…%K`).
+  let queueLimits: [Int?]
 
   /// Every submitted job, in submission order (a job's attempts after its first later); the
   /// index is its place in `jobs`.
@@ -40,6 +48,10 @@ final class SlurmBackend: SchedulingBackend {
   var isPollDue = false
   /// A warning about polling was given; no second one is.
   var warnedAboutPolling = false
+  /// The indices in `jobs` of each job array's tasks, by the array's Slurm id.
+  var arrayTasks: [Int32: [Int]] = [:]
+  /// The most tasks of one array on this cluster; nil until asked.
+  var maxArrayTasks: Int?
 
   struct ClusterJob {
     var job: JobID
@@ -53,11 +65,21 @@ final class SlurmBackend: SchedulingBackend {
     var cancelled = false
     /// Held by this run (submitted `--hold`, or `scontrol hold`), until released.
     var held = false
+    /// Its index in the job array `slurmID`; nil for a job of its own.
+    var arrayTask: Int? = nil
+    /// The id Slurm gave an array task of its own, learnt when it was first seen running or
+    /// ended; nil until then, and for a job of its own.
+    var taskID: Int32? = nil
 
     enum Phase { case queued, running, ended }
 
+    /// How Slurm's commands name it: `ID`, or `ARRAY_TASK` for a task of a job array.
+    var slurmName: String { arrayTask.map { "\(slurmID)_\($0)" } ?? String(slurmID) }
+    /// The id its handles carry.
+    var handleID: Int32 { taskID ?? slurmID }
+
     var handles: [CommandHandle] {
-      (0..<commands).map { CommandHandle(id: slurmID, serial: SlurmBackend.handleBit | UInt64(job) << 8 | UInt64($0)) }
+      (0..<commands).map { CommandHandle(id: handleID, serial: SlurmBackend.handleBit | UInt64(job) << 8 | UInt64($0)) }
     }
   }
 
@@ -66,7 +88,7 @@ final class SlurmBackend: SchedulingBackend {
 
   init(
     loop: EventLoop, local: LocalBackend, options: SlurmOptions, runID: String, outputFolder: String,
-    environment: [String], pollInterval: Double = 0.25
+    environment: [String], pollInterval: Double = 0.25, queueLimits: [Int?] = []
   ) {
     self.loop = loop
     self.local = local
@@ -75,6 +97,7 @@ final class SlurmBackend: SchedulingBackend {
     self.outputFolder = outputFolder
     self.tool = SlurmTool(spawner: Spawner(), environment: environment)
     self.pollInterval = pollInterval
+    self.queueLimits = queueLimits
   }
 
   // MARK: JobBackend
@@ -86,11 +109,12 @@ final class SlurmBackend: SchedulingBackend {
 
   func signal(_ handle: CommandHandle, _ signal: JobSignal) {
     guard handle.serial & Self.handleBit != 0 else { return local.signal(handle, signal) }
-    guard let index = jobs.firstIndex(where: { $0.slurmID == handle.id }) else { return }
+    let job = JobID((handle.serial & ~Self.handleBit) >> 8)
+    guard let index = jobs.lastIndex(where: { $0.job == job && $0.handleID == handle.id }) else { return }
     switch signal {
     case .interrupt, .terminate, .kill: cancel([index])
-    case .stop: control(["scontrol", "suspend", String(handle.id)])
-    case .continue: control(["scontrol", "resume", String(handle.id)])
+    case .stop: control(["scontrol", "suspend", jobs[index].slurmName])
+    case .continue: control(["scontrol", "resume", jobs[index].slurmName])
     }
   }
 
@@ -99,7 +123,7 @@ final class SlurmBackend: SchedulingBackend {
     let sparedIDs = Set(spared.filter { $0.serial & Self.handleBit != 0 }.map(\.id))
     switch signal {
     case .interrupt, .terminate, .kill:
-      cancel(jobs.indices.filter { jobs[$0].phase != .ended && !sparedIDs.contains(jobs[$0].slurmID) })
+      cancel(jobs.indices.filter { jobs[$0].phase != .ended && !sparedIDs.contains(jobs[$0].handleID) })
     case .stop, .continue:
       break
     }
@@ -125,7 +149,7 @@ final class SlurmBackend: SchedulingBackend {
     }
     guard !chosen.isEmpty else { return }
     for index in chosen { jobs[index].held = true }
-    control(["scontrol", "hold", chosen.map { String(jobs[$0].slurmID) }.joined(separator: ",")])
+    control(["scontrol", "hold", chosen.map { jobs[$0].slurmName }.joined(separator: ",")])
   }
 
   /// `scontrol release` of the jobs ``hold(_:)`` held, still queued and not cancelled.
@@ -134,15 +158,33 @@ final class SlurmBackend: SchedulingBackend {
     for index in chosen { jobs[index].held = false }
     let queued = chosen.filter { jobs[$0].phase == .queued && !jobs[$0].cancelled }
     guard !queued.isEmpty else { return }
-    control(["scontrol", "release", queued.map { String(jobs[$0].slurmID) }.joined(separator: ",")])
+    control(["scontrol", "release", queued.map { jobs[$0].slurmName }.joined(separator: ",")])
   }
 
-  /// `scancel` of the jobs at `indices` not cancelled yet, in one call.
+  /// Each job array among `works` with tasks not ended runs at most `maxConcurrent` of them at
+  /// once from now on (`scontrol update ArrayTaskThrottle`; 0, none, when it has no more tasks).
+  func limit(_ works: [WorkKey], to maxConcurrent: Int) {
+    var arrays: [Int32] = []
+    for work in works {
+      guard let index = indexByJob[work.job], jobs[index].arrayTask != nil, jobs[index].phase != .ended,
+        !arrays.contains(jobs[index].slurmID)
+      else { continue }
+      arrays.append(jobs[index].slurmID)
+    }
+    for array in arrays {
+      let throttle = maxConcurrent < arrayTasks[array, default: []].count ? maxConcurrent : 0
+      control(["scontrol", "update", "JobId=\(array)", "ArrayTaskThrottle=\(throttle)"])
+    }
+  }
+
+  /// `scancel` of the jobs at `indices` not cancelled yet, in one call: a job array by its id
+  /// when each of its tasks is cancelled now or was before or has ended (Ctrl-C's one
+  /// `scancel ARRAY`), a task by `ARRAY_TASK` otherwise.
   func cancel(_ indices: [Int]) {
     let chosen = indices.filter { !jobs[$0].cancelled && jobs[$0].phase != .ended }
     guard !chosen.isEmpty else { return }
     for index in chosen { jobs[index].cancelled = true }
-    control(["scancel"] + chosen.map { String(jobs[$0].slurmID) })
+    control(["scancel"] + slurmNames(of: chosen) { jobs[$0].cancelled || jobs[$0].phase == .ended })
   }
 
   /// Runs a steering command; a failure is a warning.

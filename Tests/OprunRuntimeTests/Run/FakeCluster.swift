@@ -48,6 +48,14 @@ final class FakeCluster: SchedulingBackend {
     return .success(())
   }
 
+  /// The names of the jobs of each submission of several jobs together, in order.
+  private(set) var together: [[String]] = []
+
+  func submitLater(_ jobs: [PlannedJob]) -> [Result<Void, SubmissionFailure>] {
+    if jobs.count > 1 { together.append(jobs.map(\.job.name)) }
+    return jobs.map { submitLater($0) }
+  }
+
   func withdraw(_ work: WorkKey) {
     let name = names[work.job] ?? "?"
     if !withdrawn.contains(name) { withdrawn.append(name) }

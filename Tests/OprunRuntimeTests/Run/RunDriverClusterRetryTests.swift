@@ -147,4 +147,23 @@ import Testing
     #expect(run.driver.isFinished)
     #expect(run.driver.finish() == 130)
   }
+
+  @Test func theInstancesWaitingBehindARetriedJobAreHandedOverTogetherWithTheirIndices() {
+    let run = ClusterHarness(
+      """
+      jobs:
+        flaky: {command: build, retries: 1}
+        t:
+          matrix: {n: ["1", "2", "3"]}
+          command: test
+          dependencies: [flaky]
+        after: {command: ship, dependencies: [t]}
+      """)
+    run.start()
+    run.began("flaky")
+    run.ended("flaky", .exited(0))
+    #expect(run.cluster.together == [["t[1]", "t[2]", "t[3]"]])
+    #expect(run.cluster.later == ["t[1]", "t[2]", "t[3]", "after"])
+    #expect(run.cluster.submitted.suffix(4).map(\.instanceIndex) == [0, 1, 2, nil])
+  }
 }

@@ -14,8 +14,11 @@ extension RunDriver {
   /// those free to go), as a backend that takes the whole run is to receive them; the jobs
   /// `--resume` resumes are left out.
   public func plannedJobs() -> [PlannedJob] {
-    graph.topologicalOrder().filter { !isResumed($0) }.map { id in
-      plannedJob(id, attempt: 1, dependencies: graph.jobs[id].dependencies.filter { !isResumed($0) })
+    let instanceIndices = graph.instanceIndices()
+    return graph.topologicalOrder().filter { !isResumed($0) }.map { id in
+      var planned = plannedJob(id, attempt: 1, dependencies: graph.jobs[id].dependencies.filter { !isResumed($0) })
+      planned.instanceIndex = instanceIndices[id]
+      return planned
     }
   }
 
@@ -57,14 +60,20 @@ extension RunDriver {
 
   /// Submits each job that waited for `job`'s last attempt, and those that waited for theirs,
   /// once the last attempt of every one of its dependencies is known; one the engine has
-  /// finished or cancelled meanwhile waits no more, unsubmitted. A refused submission ends the
-  /// job without starting when the engine launches it.
+  /// finished or cancelled meanwhile waits no more, unsubmitted. Those free to go at once are
+  /// handed over together, in manifest order (the instances of a matrix job may go as one),
+  /// then those that waited for them. A refused submission ends the job without starting when
+  /// the engine launches it.
   func submitWaitingDependents(of job: JobID) {
     guard let cluster, submissions != nil else { return }
     let finished = { [engine] (job: JobID) in engine.state(of: job) == .finished }
     var known = [job]
-    while let next = known.popLast() {
-      for dependent in graph.jobs[next].dependents where submissions!.mayBeSubmitted(dependent, finished: finished) {
+    while !known.isEmpty {
+      let free = Set(known.flatMap { graph.jobs[$0].dependents }).sorted().filter {
+        submissions!.mayBeSubmitted($0, finished: finished)
+      }
+      var together: [PlannedJob] = []
+      for dependent in free {
         if finished(dependent) || engine.isCancelled(dependent) {
           submissions!.stopWaiting(dependent)
           continue
@@ -72,7 +81,16 @@ extension RunDriver {
         let submitted = graph.jobs[dependent].dependencies.filter { submissions!.lastSubmittedAttempt(of: $0) > 0 }
         var planned = plannedJob(dependent, attempt: engine.attempt(of: dependent), dependencies: submitted)
         planned.held = engine.isSuspended(graph.jobs[dependent].queue)
-        switch cluster.scheduler.submitLater(planned) {
+        together.append(planned)
+      }
+      if together.contains(where: { $0.job.instance != nil }) {
+        let instanceIndices = graph.instanceIndices()
+        for index in together.indices { together[index].instanceIndex = instanceIndices[together[index].job.id] }
+      }
+      known = []
+      for (planned, result) in zip(together, cluster.scheduler.submitLater(together)) {
+        let dependent = planned.job.id
+        switch result {
         case .failure(let failure):
           submissions!.stopWaiting(dependent)
           receive(.endedUnstarted(planned.order.work, reason: failure.description))
@@ -132,6 +150,16 @@ extension RunDriver {
     case .suspended: scheduler.hold(works)
     case .resumed: scheduler.release(works)
     }
+  }
+
+  /// A queue's new limit reaches the backend, for its jobs that have not finished.
+  func limitOnBackend(_ queue: QueueID, _ maxConcurrent: Int) {
+    guard let scheduler = cluster?.scheduler else { return }
+    let works = graph.jobs.indices.filter { job in
+      graph.jobs[job].queue == queue && engine.state(of: job) != .finished
+    }.map { WorkKey(job: $0, purpose: .attempt(engine.attempt(of: $0))) }
+    guard !works.isEmpty else { return }
+    scheduler.limit(works, to: maxConcurrent)
   }
 
   /// The backend takes back the job's current attempt, if it was handed one.

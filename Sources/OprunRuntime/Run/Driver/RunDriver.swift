@@ -192,6 +192,8 @@ public final class RunDriver {
       submitWaitingDependents(of: job)
     case .holdOrRelease(let queue, let state):
       holdOrRelease(queue, state)
+    case .limitOnBackend(let queue, let maxConcurrent):
+      limitOnBackend(queue, maxConcurrent)
     case .files(let job, let seen):
       receive(seen, of: job)
     }
@@ -248,6 +250,8 @@ public final class RunDriver {
         take(.withdraw(job))
       } else if case .queueState(let queue, let state) = event.kind, cluster != nil {
         take(.holdOrRelease(queue, state))
+      } else if case .limit(let queue, let maxConcurrent) = event.kind, cluster != nil {
+        take(.limitOnBackend(queue, maxConcurrent))
       }
       return
     }
@@ -291,6 +295,8 @@ public final class RunDriver {
     case submitWaitingDependents(JobID)
     /// A reaction: a queue was suspended or resumed on a scheduling backend.
     case holdOrRelease(QueueID, QueueState)
+    /// A reaction: a queue's limit changed on a scheduling backend.
+    case limitOnBackend(QueueID, Int)
     /// The checker looked at a job's files.
     case files(JobID, FilesSeen)
   }
