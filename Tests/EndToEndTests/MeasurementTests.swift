@@ -71,4 +71,26 @@ import Testing
     let bigSlice = try #require(slices.first { $0.string("name") == "big" }?["args"] as? [String: Any])
     #expect((bigSlice.int("peak_memory") ?? 0) >= 150 * Self.megabyte, "\(bigSlice)")
   }
+
+  @Test func theReportHasAMemoryColumnAndMemoryInUseUnderTheTimeline() throws {
+    let (folder, _) = try Self.measuredRun()
+    let report = try runOprun(["report", eventsFile, "--html", "report.html"], in: folder)
+    #expect(report.status == 0, "\(report.stderr)")
+    let sortByMemory = """
+      document.querySelector("[data-sort=memory]").click();
+      var rows = Array.from(document.querySelectorAll("#table-body .row.body"))
+        .sort(function (a, b) { return a.offsetTop - b.offsetTop; });
+      document.documentElement.setAttribute("data-heaviest", rows[0].getAttribute("data-job"));
+      document.documentElement.setAttribute("data-strip-shown", String(!document.getElementById("memory-strip").hidden));
+      document.documentElement.setAttribute("data-memory-peak", document.getElementById("memory-canvas").getAttribute("data-peak"));
+      """
+    let page = DumpedPage(
+      html: try HeadlessChromium.dumpDOM(of: folder.path("report.html"), after: sortByMemory, in: folder))
+    #expect(page.rootAttribute("data-ready") == "1", "the page's script did not finish")
+    #expect(page.rootAttribute("data-errors") == nil, "\(page.rootAttribute("data-errors") ?? "")")
+    #expect(page.rootAttribute("data-heaviest") == "big")
+    #expect(page.rootAttribute("data-strip-shown") == "true")
+    let peak = try #require(page.rootAttribute("data-memory-peak").flatMap { Int($0) })
+    #expect(peak >= 150 * Self.megabyte && peak <= 400 * Self.megabyte, "memory strip peak \(peak)")
+  }
 }
