@@ -66,7 +66,7 @@ import Testing
 
   @Test func aSpellingIsSuggestedOnlyWhereItsKeyIsAllowed() {
     let listing =
-      "'name', 'max-concurrent', 'on-failure', 'env', 'cwd', 'defaults', 'queues', 'jobs' or 'slurm'"
+      "'name', 'max-concurrent', 'on-failure', 'env', 'cwd', 'defaults', 'queues', 'jobs', 'slurm' or 'budget'"
     #expect(messages(for: "needs", value: "[a]", inJob: false) == ["unknown key 'needs' (expected \(listing))"])
     #expect(messages(for: "concurrency").first?.hasPrefix("unknown key 'concurrency' in job 'x' (expected") == true)
   }
@@ -103,7 +103,7 @@ import Testing
       "name", "max-concurrent", "on-failure", "env", "cwd", "defaults", "queues", "jobs", "slurm", "command",
       "commands",
       "dependencies", "priority", "qos", "queue", "completion", "run-if", "timeout", "retries", "barrier",
-      "description", "interactive",
+      "description", "interactive", "resources", "budget", "cpus", "memory",
     ]
     for (spelling, meanings) in Suggestion.otherToolsKeys {
       #expect(meanings.allSatisfy(keys.contains), "\(spelling) -> \(meanings)")

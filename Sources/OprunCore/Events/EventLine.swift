@@ -62,6 +62,9 @@ public enum EventLine {
     case "limit":
       guard let queue = queue(), let limit = value["max_concurrent"]?.intValue else { return nil }
       return .limit(queue: queue, maxConcurrent: limit)
+    case "budget":
+      guard let cpus = value["cpus"]?.intValue, let memory = value["memory"]?.intValue else { return nil }
+      return .budget(cpus: cpus, memory: memory)
     case "priority":
       guard let job = job(), let priority = value["priority"]?.stringValue.flatMap(Priority.init(word:)) else {
         return nil
@@ -127,6 +130,7 @@ public enum EventLine {
     transition.upToDate = value["up_to_date"]?.boolValue ?? false
     transition.missingOutputs = strings(value["missing_outputs"]) ?? []
     transition.usage = usage(value)
+    if from == .executing, to == .ready { transition.retryMemory = value["memory"]?.intValue }
     if let code = value["why"]?.stringValue {
       transition.decision = decision(code: code, text: value["reason"]?.stringValue ?? "")
     }

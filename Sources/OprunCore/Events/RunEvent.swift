@@ -111,6 +111,9 @@ public struct Transition: Sendable, Equatable {
   /// On `pending → ready`: the dependency whose finishing made the job ready (the last of
   /// them to finish); nil for a job with none, or made ready by its cancellation.
   public var readyAfter: JobID?
+  /// On `executing → ready` (a retry) after an attempt that ran out of memory: the bytes
+  /// the next attempt is given, twice what the last one had (never more than the budget).
+  public var retryMemory: Int?
 
   public init(
     job: JobID, queue: QueueID, from: JobState, to: JobState, attempt: Int = 1, pids: [Int32] = [],
@@ -166,6 +169,8 @@ public struct RunEvent: Sendable, Equatable {
     case queueState(queue: QueueID, state: QueueState)
     /// A queue's limit changed while running.
     case limit(queue: QueueID, maxConcurrent: Int)
+    /// The run's resource budget changed while running (`oprun ctl budget`); memory in bytes.
+    case budget(cpus: Int, memory: Int)
     /// A job's queue priority changed while it waited.
     case priority(job: JobID, priority: Priority)
     /// A request of the control channel (`oprun ctl`), as the run took it: before anything

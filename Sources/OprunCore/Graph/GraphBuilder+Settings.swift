@@ -1,7 +1,9 @@
 extension GraphBuilder {
   /// A job with its queue's QoS (more particular than `defaults`), `defaults`, and the manifest's `env` and `cwd` applied.
-  func node(id: JobID, spec: JobSpec, queue: QueueID, qos queueQoS: QualityOfService?, dependencies: [JobID]) -> JobNode
-  {
+  func node(
+    id: JobID, spec: JobSpec, queue: QueueID, qos queueQoS: QualityOfService?, resources queueResources: ResourceSpec,
+    dependencies: [JobID]
+  ) -> JobNode {
     let defaults = manifest.defaults
     let writtenCwd = Self.writtenWorkingDirectory(job: spec.cwd, manifest: manifest.cwd?.value)
     var node = JobNode(
@@ -18,6 +20,7 @@ extension GraphBuilder {
     node.inputs = spec.inputs.compactMap { try? PathPattern.parse($0.value).get() }
     node.outputs = spec.outputs.compactMap { try? PathPattern.parse($0.value).get() }
     node.declaresFiles = spec.declaresFiles
+    node.resources = spec.resources.over(queueResources).over(defaults.resources)
     return node
   }
 

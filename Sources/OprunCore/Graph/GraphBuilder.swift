@@ -8,6 +8,8 @@ struct GraphBuilder {
   var diagnostics: DiagnosticCollector
   private var queueIDs: [String: QueueID] = [:]
   private var jobIDs: [String: JobID] = [:]
+  /// Each queue's `resources`, by QueueID.
+  private var queueResources: [ResourceSpec] = []
   private var suggestionsMade = 0
   /// Every matrix job's instances by its name, made at the first unknown bracketed dependency.
   private var instancesByTemplate: [String: [String]]?
@@ -39,6 +41,7 @@ struct GraphBuilder {
   private mutating func resolveQueues() -> [QueueNode] {
     var queues = [QueueNode(name: manifest.name, maxConcurrent: manifest.maxConcurrent?.value ?? defaultMaxConcurrent)]
     queueIDs = [manifest.name: 0]
+    queueResources = [ResourceSpec()]
     for spec in manifest.queues {
       guard queueIDs[spec.name] == nil else {
         let clash = spec.name == manifest.name ? "the main queue's name" : "already used by another queue"
@@ -48,6 +51,7 @@ struct GraphBuilder {
       queueIDs[spec.name] = queues.count
       let limit = max(1, spec.maxConcurrent?.value ?? defaultMaxConcurrent)
       queues.append(QueueNode(name: spec.name, maxConcurrent: limit, qos: spec.qos))
+      queueResources.append(spec.resources)
     }
     return queues
   }
@@ -80,8 +84,11 @@ struct GraphBuilder {
         if let dependency = resolveDependency(name, of: spec, id: id) { add(dependency) }
       }
       barriers[queue].addEdges(to: id, isBarrier: spec.barrier, add)
-      let job = node(id: id, spec: spec, queue: queue, qos: queues[queue].qos, dependencies: dependencies)
+      let job = node(
+        id: id, spec: spec, queue: queue, qos: queues[queue].qos, resources: queueResources[queue],
+        dependencies: dependencies)
       checkExecSize(of: job)
+      if job.needs.declaresAny { diagnostics += job.needsBeyond(manifest.budget.amounts, budgetNamed: "the budget") }
       jobs.append(job)
     }
     return jobs

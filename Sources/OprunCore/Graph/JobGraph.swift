@@ -102,6 +102,12 @@ public struct JobNode: Sendable {
   public var outputs: [PathPattern] = []
   /// Its manifest writes `inputs` or `outputs`, an empty list included.
   public var declaresFiles = false
+  /// What it needs (SPEC §12): its own `resources` over its queue's over `defaults`, one
+  /// key at a time, each where it is written.
+  public var resources = ResourceSpec()
+
+  /// What it needs, without where that is written.
+  public var needs: ResourceNeeds { resources.amounts }
 
   /// It declares what it reads or writes, if only that it reads no file (`inputs: []`): it
   /// runs only when something of that changed.

@@ -18,6 +18,8 @@ public struct Manifest: Sendable {
   public var jobs: [JobSpec]
   /// What `--backend slurm` adds to every submission; nil without a `slurm` section.
   public var slurm: SlurmSection?
+  /// `budget` (SPEC §12): what the run may use at once, where the manifest says.
+  public var budget = ResourceSpec()
 
   public init(
     path: String, name: String, maxConcurrent: Located<Int>? = nil, onFailure: FailurePolicy = .stop,
@@ -54,6 +56,8 @@ public struct JobDefaults: Sendable {
   /// Seconds.
   public var timeout: Double?
   public var retries: Int?
+  /// Under every job's and queue's own `resources`, one key at a time.
+  public var resources = ResourceSpec()
 
   public init(priority: Priority? = nil, qos: QualityOfService? = nil, timeout: Double? = nil, retries: Int? = nil) {
     self.priority = priority
@@ -69,6 +73,8 @@ public struct QueueSpec: Sendable {
   public var location: SourceLocation
   public var maxConcurrent: Located<Int>?
   public var qos: QualityOfService?
+  /// What its jobs need unless they say, over `defaults`, one key at a time.
+  public var resources = ResourceSpec()
 
   public init(name: String, location: SourceLocation, maxConcurrent: Located<Int>? = nil, qos: QualityOfService? = nil)
   {
@@ -111,6 +117,8 @@ public struct JobSpec: Sendable {
   /// It writes `inputs` or `outputs` as a list, an empty one included ("depends on no
   /// file"): it runs only when something it depends on changed.
   public var declaresFiles = false
+  /// Its own `resources` (SPEC §12), over its queue's and `defaults`.
+  public var resources = ResourceSpec()
 
   public init(
     name: String, location: SourceLocation, commands: [String], dependencies: [Located<String>] = [],

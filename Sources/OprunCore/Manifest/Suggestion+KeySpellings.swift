@@ -65,6 +65,10 @@ extension Suggestion {
       ("interactive", ["tty", "stdin", "foreground", "console"]),
       ("jobs", ["tasks", "targets", "services", "steps", "rules"]),
       ("defaults", ["default", "common"]),
+      ("resources", ["resource", "requests", "limits", "requirements", "reqs"]),
+      ("cpus", ["cpu", "cores", "ncpus", "num-cpus", "cpus-per-task", "nproc", "threads"]),
+      ("memory", ["mem", "ram", "memory-limit", "mem-limit", "max-memory"]),
+      ("budget", ["capacity", "resources-budget", "resource-budget"]),
     ]
     var table: [String: [String]] = [:]
     for (key, words) in meanings {

@@ -21,7 +21,7 @@ extension QueueEngine {
       phase[job] = .ready
       enqueue(job)
     case .ready:
-      if stopWaitingForConsole(job) { enqueue(job) } else { markWorthVisiting(queue(of: job)) }
+      if stopWaitingForConsole(job) || unparkForSteering(job) { enqueue(job) } else { markWorthVisiting(queue(of: job)) }
     case .launching, .executing, .finished:
       break
     }

@@ -18,17 +18,22 @@ extension QueueEngine {
   /// attempt with retries left goes back to ready (executing → ready, attempt raised),
   /// unless `on-failure: stop` has fired and its `run-if` is `success`. Otherwise the job
   /// finishes, `on-failure` applies to a failure, and its dependents are released.
-  public func didFinish(_ job: JobID, succeeded: Bool) {
+  /// `outOfMemory`: the attempt failed because it passed its memory limit; a retry of a
+  /// job that declares memory then needs twice as much (never more than the budget), and
+  /// its `executing → ready` transition says how much (`Transition.retryMemory`).
+  public func didFinish(_ job: JobID, succeeded: Bool, outOfMemory: Bool = false) {
     precondition(phase[job] == .executing, "didFinish(\(job)) for a job that was not executing")
     let now = clock()
     let queue = queue(of: job)
     queues[queue].running -= 1
     markWorthVisiting(queue)
     releaseConsole(job)
+    if ledger != nil { releaseResources(job) }
     let duration = now - executingSince[job]
     let outcome = attemptOutcome(job, succeeded: succeeded)
     if (outcome == .failed || outcome == .timedOut) && mayRetry(job) {
-      retry(job, duration: duration, at: now)
+      let memory = outOfMemory && outcome == .failed ? doubleMemory(of: job) : nil
+      retry(job, duration: duration, at: now, memory: memory)
     } else {
       finish(job, from: .executing, outcome: outcome, duration: duration, at: now)
     }
@@ -43,6 +48,7 @@ extension QueueEngine {
     queues[queue].running -= 1
     markWorthVisiting(queue)
     releaseConsole(job)
+    if ledger != nil { releaseResources(job) }
     finish(job, from: .ready, outcome: cancelReason[job] != nil ? .cancelled : .failed, duration: 0, at: clock())
   }
 
@@ -70,12 +76,12 @@ extension QueueEngine {
     return !(stopTriggered && node.runIf == .success)
   }
 
-  /// executing → ready for the next attempt.
-  private func retry(_ job: JobID, duration: Double, at time: Double) {
+  /// executing → ready for the next attempt, which needs `memory` bytes when it was doubled.
+  private func retry(_ job: JobID, duration: Double, at time: Double, memory: Int?) {
     attempts[job] += 1
     attemptTimedOut[job] = false
     phase[job] = .ready
-    emitTransition(job, from: .executing, to: .ready, at: time, duration: duration)
+    emitTransition(job, from: .executing, to: .ready, at: time, duration: duration, retryMemory: memory)
     enqueue(job)
   }
 }

@@ -24,7 +24,7 @@ extension QueueEngine {
       case .pending, .checking, .ready: break
       }
       if (phase[job] == .finished) != (outcomes[job] != nil) { problems.append("outcome of \(job) out of step") }
-      let expectedEntries = consoleWaiters.contains(job) ? 0 : 1
+      let expectedEntries = consoleWaiters.contains(job) || ledger?.isParked[job] == true ? 0 : 1
       if phase[job] == .ready, liveEntries[job] != expectedEntries {
         problems.append("ready job \(job) has \(liveEntries[job]) live heap entries")
       }
@@ -41,6 +41,39 @@ extension QueueEngine {
     if finished != finishedCount { problems.append("finished count \(finishedCount), jobs finished \(finished)") }
     for queue in queues.indices where running[queue] != queues[queue].running {
       problems.append("queue \(queue) counts \(queues[queue].running) running, holds \(running[queue])")
+    }
+    if let ledger { problems += budgetViolations(ledger) }
+    return problems
+  }
+
+  /// Where what running jobs hold disagrees with their needs, passes the budget, or the
+  /// jobs waiting for resources are not the ready ones the budget refused.
+  private func budgetViolations(_ ledger: ResourceLedger) -> [String] {
+    var problems: [String] = []
+    var cpus = 0
+    var memory = 0
+    for job in graph.jobs.indices where phase[job] == .launching || phase[job] == .executing {
+      cpus += ledger.needs[job].cpus ?? 0
+      memory += ledger.needs[job].memory ?? 0
+      if ledger.isWaiting[job] { problems.append("running job \(job) still waits for resources") }
+    }
+    if cpus != ledger.heldCPUs || memory != ledger.heldMemory {
+      problems.append("held \(ledger.heldCPUs) CPUs, \(ledger.heldMemory) bytes; running jobs need \(cpus), \(memory)")
+    }
+    if let budget, !budgetWasLoweredBelowUse, cpus > budget.cpus || memory > budget.memory {
+      problems.append("running jobs need \(cpus) CPUs, \(memory) bytes: more than the budget \(budget.description)")
+    }
+    for job in ledger.waiting where !ledger.isWaiting[job] || phase[job] != .ready {
+      problems.append("job \(job) listed as waiting for resources in phase \(phase[job])")
+    }
+    if ledger.waiting.count != ledger.isWaiting.count(where: { $0 }) {
+      problems.append("\(ledger.waiting.count) jobs listed as waiting for resources, \(ledger.isWaiting.count(where: { $0 })) marked")
+    }
+    let first = ledger.waiting.min { reservationOrder(of: $0) < reservationOrder(of: $1) }
+    if let reserved = ledger.reserved, !ledger.isWaiting[reserved] {
+      problems.append("reserved job \(reserved) does not wait")
+    } else if (ledger.reserved == nil) != (first == nil) {
+      problems.append("reservation \(String(describing: ledger.reserved)) with \(ledger.waiting.count) waiting")
     }
     return problems
   }

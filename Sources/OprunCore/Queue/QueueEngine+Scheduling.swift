@@ -43,13 +43,16 @@ extension QueueEngine {
       guard phase[job] == .ready, entry.sequence == sequences[job] else { continue }
       if cancelReason[job] != nil {
         finishWithoutExecuting(job)
-      } else if waitsForConsole(job) {
+      } else if waitsForConsole(job) || waitsForResources(job) {
         continue
       } else {
         takeConsole(job)
+        takeResources(job)
         phase[job] = .launching
         queues[queue].running += 1
-        return Launch(job: job, attempt: attempts[job])
+        var launch = Launch(job: job, attempt: attempts[job])
+        if ledger != nil { launch.needs = needs(of: job) }
+        return launch
       }
     }
     return nil
@@ -161,6 +164,7 @@ extension QueueEngine {
     _ job: JobID, from: JobState, outcome: Outcome, duration: Double, at time: Double, resumed: Bool = false,
     upToDate: Bool = false, decision: RunDecision? = nil
   ) {
+    if ledger != nil { stopWaitingForResources(job) }
     phase[job] = .finished
     outcomes[job] = outcome
     finishedCount += 1
@@ -190,7 +194,7 @@ extension QueueEngine {
   func emitTransition(
     _ job: JobID, from: JobState, to: JobState, at time: Double? = nil, outcome: Outcome? = nil,
     duration: Double? = nil, resumed: Bool = false, upToDate: Bool = false, readyAfter: JobID? = nil,
-    decision: RunDecision? = nil
+    decision: RunDecision? = nil, retryMemory: Int? = nil
   ) {
     let announced = from == .ready ? decisionToAnnounce[job] : nil
     if announced != nil { decisionToAnnounce[job] = nil }
@@ -202,6 +206,7 @@ extension QueueEngine {
     if let decision = decision ?? announced { transition.decision = decision }
     transition.upToDate = upToDate
     transition.readyAfter = readyAfter
+    transition.retryMemory = retryMemory
     emit(.transition(transition), at: time ?? clock())
   }
 }

@@ -30,6 +30,7 @@ extension QueueEngine {
     // The old heap entry, if any, now carries a stale sequence and is skipped when it surfaces.
     if phase[job] == .ready {
       stopWaitingForConsole(job)
+      _ = unparkForSteering(job)
       enqueue(job)
     }
     return .changed

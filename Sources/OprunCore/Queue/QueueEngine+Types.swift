@@ -9,6 +9,10 @@ public struct Launch: Equatable, Sendable {
   public var job: JobID
   /// 1 for the first run, raised for each retry; `OPRUN_ATTEMPT`.
   public var attempt: Int
+  /// What this attempt was given of the budget (SPEC §12): its declared needs, its memory
+  /// doubled after an attempt that ran out of it; `OPRUN_CPUS` and `OPRUN_MEMORY`. Empty
+  /// when the run schedules no resources: then the job's declared needs are what it has.
+  public var needs = ResourceNeeds()
 
   public init(job: JobID, attempt: Int) {
     self.job = job

@@ -77,16 +77,23 @@ public final class QueueEngine {
   /// it is cancelled before it starts) to say; nil once said.
   var decisionToAnnounce: [RunDecision?]
   var nextCheckIndex = 0
+  /// What running jobs' needs may add up to (SPEC §12); nil when the run schedules no resources.
+  var budget: ResourceBudget?
+  /// Made only when a budget is given and some job declares needs; see `QueueEngine+Resources`.
+  var ledger: ResourceLedger?
+  /// A live change set the budget below what running jobs hold; cleared once they hold no more than it.
+  var budgetWasLoweredBelowUse = false
 
   /// A run of `graph` whose events are stamped with `clock()` (seconds since the run
   /// started); under `--resume`, the jobs `resumePlan` resumes finish as soon as they are ready.
   /// Within a priority band, ready jobs start in manifest order (FIFO), or by `criticalPath`
   /// when given (`--schedule critical-path`): longest remaining path first, then manifest order.
   /// `checkingFiles`: a job that declares inputs or outputs is decided by its files once it is
-  /// ready (``nextCheck()``), and never resumed.
+  /// ready (``nextCheck()``), and never resumed. `resources`: the budget that jobs'
+  /// declared needs are scheduled against (`QueueEngine+Resources`); none without it.
   public init(
     graph: JobGraph, failurePolicy: FailurePolicy, resumePlan: ResumePlan? = nil, criticalPath: CriticalPath? = nil,
-    checkingFiles: Bool = false, clock: @escaping () -> Double
+    checkingFiles: Bool = false, resources: ResourcePlan? = nil, clock: @escaping () -> Double
   ) {
     precondition(criticalPath.map { $0.ranks.count == graph.jobs.count } ?? true, "a critical path of another graph")
     self.graph = graph
@@ -112,6 +119,10 @@ public final class QueueEngine {
     decisionToAnnounce = Array(repeating: nil, count: count)
     breaksResumedChain = Array(repeating: false, count: count)
     checksFiles = checkingFiles ? graph.jobs.map(\.tracksFiles) : Array(repeating: false, count: count)
+    budget = resources?.budget
+    if let resources, graph.declaresResources {
+      ledger = ResourceLedger(graph: graph, pastDurations: resources.pastDurations)
+    }
   }
 
   /// Delivers every later event to `observer`, after the observers added before it.

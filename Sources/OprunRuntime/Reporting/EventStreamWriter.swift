@@ -84,6 +84,7 @@ public final class EventStreamWriter: RunObserver {
     case .cancelling: "cancelling"
     case .queueState: "queue"
     case .limit: "limit"
+    case .budget: "budget"
     case .priority: "priority"
     case .control: "control"
     case .controlRefused: "control-refused"
@@ -124,6 +125,9 @@ public final class EventStreamWriter: RunObserver {
     case .limit(let queue, let maxConcurrent):
       object.field("queue", queueName(queue))
       object.field("max_concurrent", maxConcurrent)
+    case .budget(let cpus, let memory):
+      object.field("cpus", cpus)
+      object.field("memory", memory)
     case .priority(let job, let priority):
       writeJob(job, to: &object)
       object.field("priority", priority.word)
@@ -177,6 +181,7 @@ public final class EventStreamWriter: RunObserver {
       writeTermination(transition.termination, to: &object)
       if let usage = transition.usage { object.fields(of: usage) }
       if !transition.missingOutputs.isEmpty { object.field("missing_outputs", transition.missingOutputs) }
+      if let memory = transition.retryMemory { object.field("memory", memory) }
     }
     guard transition.to == .finished else { return }
     object.field("outcome", (transition.outcome ?? .cancelled).rawValue)

@@ -107,7 +107,7 @@ public struct RunSummary: Sendable, Equatable {
     case .runFinished(let exitCode, _):
       wallTime = event.time
       self.exitCode = exitCode
-    case .queueState, .limit, .priority, .completionStarted, .completion, .warning, .control, .controlRefused, .paused,
+    case .queueState, .limit, .budget, .priority, .completionStarted, .completion, .warning, .control, .controlRefused, .paused,
       .continued, .cancelling, .waitingForOtherRun:
       break
     }

@@ -50,7 +50,7 @@ public final class TraceWriter: RunObserver {
     case .runFinished:
       closeEverything(at: time)
       writeFile()
-    case .limit, .priority, .output, .warning, .control, .controlRefused, .paused, .continued, .waitingForOtherRun:
+    case .limit, .budget, .priority, .output, .warning, .control, .controlRefused, .paused, .continued, .waitingForOtherRun:
       break
     }
   }

@@ -65,10 +65,11 @@ final class QueueHarness {
   /// `resume` gives `--resume`'s decision for some jobs by name; every other job runs as
   /// if there were no journal. Without it there is no resume plan at all.
   /// `durations` (seconds, by job name; a job not named has none known) schedules by
-  /// `--schedule critical-path`; without it the run is FIFO.
+  /// `--schedule critical-path`; without it the run is FIFO. `budget` schedules jobs'
+  /// needs against it, backfilling by `pastDurations` (seconds, by job name).
   init(
     _ description: String, failurePolicy: FailurePolicy = .stop, resume: [String: RunDecision]? = nil,
-    durations: [String: Double]? = nil
+    durations: [String: Double]? = nil, budget: ResourceBudget? = nil, pastDurations: [String: Double] = [:]
   ) {
     let graph = makeGraph(description)
     self.graph = graph
@@ -81,8 +82,9 @@ final class QueueHarness {
     let criticalPath = durations.map { known in
       CriticalPath(graph: graph, durations: graph.jobs.map { known[$0.name] })
     }
+    let resources = budget.map { ResourcePlan(budget: $0, pastDurations: graph.jobs.map { pastDurations[$0.name] }) }
     engine = QueueEngine(
-      graph: graph, failurePolicy: failurePolicy, resumePlan: plan, criticalPath: criticalPath,
+      graph: graph, failurePolicy: failurePolicy, resumePlan: plan, criticalPath: criticalPath, resources: resources,
       clock: { clockSource() })
     clockSource = { [unowned self] in self.now }
     engine.addObserver(log)
@@ -105,8 +107,8 @@ final class QueueHarness {
     return names(launches.map(\.job))
   }
 
-  func finish(_ name: String, succeeded: Bool = true) {
-    engine.didFinish(id(name), succeeded: succeeded)
+  func finish(_ name: String, succeeded: Bool = true, outOfMemory: Bool = false) {
+    engine.didFinish(id(name), succeeded: succeeded, outOfMemory: outOfMemory)
     engine.checkInvariants()
   }
 

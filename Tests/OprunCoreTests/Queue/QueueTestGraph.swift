@@ -8,7 +8,8 @@ import OprunCore
 ///     report <- build run-if=always retries=1
 ///
 /// The main queue is `main` with max=4 unless a `queue main ...` line says otherwise. Job
-/// keys: `priority`, `qos`, `queue`, `run-if`, `retries`, `commands` (a count), `timeout`.
+/// keys: `priority`, `qos`, `queue`, `run-if`, `retries`, `commands` (a count), `timeout`,
+/// `cpus`, `memory` (a size).
 /// Dependents are filled in, as the graph builder does.
 func makeGraph(_ text: String, name: String = "main") -> JobGraph {
   let manifest = Manifest(path: "jobs.yaml", name: name)
@@ -50,6 +51,8 @@ func makeGraph(_ text: String, name: String = "main") -> JobGraph {
       case "commands": job.commands = Array(repeating: "true", count: Int(value)!)
       case "timeout": job.timeout = Double(value)!
       case "interactive": job.interactive = value == "true"
+      case "cpus": job.resources.cpus = Located(Int(value)!, at: job.location)
+      case "memory": job.resources.memory = Located(ByteSize.bytes(value)!, at: job.location)
       default: fatalError("unknown job key \(key)")
       }
     }

@@ -84,6 +84,7 @@ extension ManifestDecoder {
     case .description: job.description = string(value, expected: "a description")
     case .interactive: job.interactive = boolean(value, key: "interactive") ?? false
     case .matrix: break
+    case .resources: job.resources = resources(value, of: "'resources' of job '\(job.name)'")
     case .inputs:
       job.inputs = pathPatterns(value, key: key)
       job.declaresFiles = job.declaresFiles || tree[value].kind == .sequence

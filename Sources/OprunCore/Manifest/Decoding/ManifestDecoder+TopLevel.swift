@@ -46,6 +46,7 @@ extension ManifestDecoder {
     case .queues: manifest.queues = queues(value)
     case .jobs: manifest.jobs = jobs(value)
     case .slurm: manifest.slurm = slurm(value)
+    case .budget: manifest.budget = resources(value, of: "'budget'")
     }
   }
 
@@ -73,6 +74,7 @@ extension ManifestDecoder {
       case .qos: defaults.qos = qualityOfService(value)
       case .timeout: defaults.timeout = duration(value, key: "timeout")
       case .retries: defaults.retries = retryCount(value)
+      case .resources: defaults.resources = resources(value, of: "'resources' of 'defaults'")
       }
     }
     return defaults
@@ -105,7 +107,7 @@ extension ManifestDecoder {
 
   private mutating func decodeQueue(_ node: Int32, into queue: inout QueueSpec) {
     guard tree[node].kind == .mapping else {
-      reportWrongType(node, expected: "a mapping with 'max-concurrent' and 'qos' for queue '\(queue.name)'")
+      reportWrongType(node, expected: "a mapping with 'max-concurrent', 'qos' and 'resources' for queue '\(queue.name)'")
       return
     }
     var seen = KeysRead<QueueKey>()
@@ -116,6 +118,7 @@ extension ManifestDecoder {
       switch key {
       case .maxConcurrent: queue.maxConcurrent = concurrencyLimit(value)
       case .qos: queue.qos = qualityOfService(value)
+      case .resources: queue.resources = resources(value, of: "'resources' of queue '\(queue.name)'")
       }
     }
   }

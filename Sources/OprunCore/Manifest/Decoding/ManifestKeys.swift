@@ -42,11 +42,12 @@ struct KeysRead<Key: ManifestKey> {
 
 /// The keys of the manifest's top-level mapping.
 enum TopLevelKey: Int, ManifestKey {
-  case name, maxConcurrent, onFailure, env, cwd, defaults, queues, jobs, slurm
+  case name, maxConcurrent, onFailure, env, cwd, defaults, queues, jobs, slurm, budget
 
   var word: String {
     switch self {
     case .slurm: "slurm"
+    case .budget: "budget"
     case .name: "name"
     case .maxConcurrent: "max-concurrent"
     case .onFailure: "on-failure"
@@ -64,7 +65,7 @@ enum TopLevelKey: Int, ManifestKey {
 /// The keys of one job.
 enum JobKey: Int, ManifestKey {
   case command, commands, dependencies, priority, qos, queue, completion, runIf, timeout, retries
-  case env, cwd, barrier, description, interactive, matrix, inputs, outputs
+  case env, cwd, barrier, description, interactive, matrix, inputs, outputs, resources
 
   // Spelled out: `String(describing:)` of a case goes through reflection, which cost a
   // tenth of a one-job run's start-up.
@@ -88,6 +89,7 @@ enum JobKey: Int, ManifestKey {
     case .matrix: "matrix"
     case .inputs: "inputs"
     case .outputs: "outputs"
+    case .resources: "resources"
     }
   }
 
@@ -96,12 +98,13 @@ enum JobKey: Int, ManifestKey {
 
 /// The keys of one entry of `queues`.
 enum QueueKey: Int, ManifestKey {
-  case maxConcurrent, qos
+  case maxConcurrent, qos, resources
 
   var word: String {
     switch self {
     case .maxConcurrent: "max-concurrent"
     case .qos: "qos"
+    case .resources: "resources"
     }
   }
 
@@ -110,7 +113,7 @@ enum QueueKey: Int, ManifestKey {
 
 /// The keys of `defaults`.
 enum DefaultsKey: Int, ManifestKey {
-  case priority, qos, timeout, retries
+  case priority, qos, timeout, retries, resources
 
   var word: String {
     switch self {
@@ -118,6 +121,7 @@ enum DefaultsKey: Int, ManifestKey {
     case .qos: "qos"
     case .timeout: "timeout"
     case .retries: "retries"
+    case .resources: "resources"
     }
   }
 
@@ -134,6 +138,20 @@ enum SlurmKey: Int, ManifestKey {
     case .account: "account"
     case .qos: "qos"
     case .sbatchArgs: "sbatch-args"
+    }
+  }
+
+  static let byWord = index()
+}
+
+/// The keys of a `resources` or `budget` mapping.
+enum ResourceKey: Int, ManifestKey {
+  case cpus, memory
+
+  var word: String {
+    switch self {
+    case .cpus: "cpus"
+    case .memory: "memory"
     }
   }
 
