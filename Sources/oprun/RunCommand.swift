@@ -93,6 +93,12 @@ struct Run: ParsableCommand {
   var force = false
 
   @Option(
+    help: ArgumentHelp(
+      "What running jobs' declared resources may add up to, over the manifest's budget: either part, e.g. "
+        + "cpus=8,memory=16G (default: the CPUs and memory oprun may use here).", valueName: "cpus=N,memory=SIZE"))
+  var budget: String?
+
+  @Option(
     help: ArgumentHelp("Where jobs run: local (this machine) or slurm (one sbatch per job).", valueName: "BACKEND"))
   var backend: Backend = .local
 
@@ -128,6 +134,16 @@ struct Run: ParsableCommand {
     }
     try validateOutputPaths()
     _ = try slurmQoSMap()
+    _ = try budgetParts()
+  }
+
+  /// `--budget`'s parts; none without it.
+  private func budgetParts() throws -> ResourceNeeds {
+    guard let budget else { return ResourceNeeds() }
+    switch BudgetArgument.parse(budget) {
+    case .success(let parts): return parts
+    case .failure(let error): throw ValidationError("invalid value '\(budget)' for --budget: \(error)")
+    }
   }
 
   /// `--slurm-qos CLASS=NAME`, each class once.
@@ -157,6 +173,7 @@ struct Run: ParsableCommand {
     configuration.grace = grace
     configuration.schedule = schedule
     configuration.backend = backend
+    configuration.budget = try budgetParts()
     configuration.slurm.partition = slurmPartition
     configuration.slurm.account = slurmAccount
     configuration.slurm.qos = try slurmQoSMap()

@@ -5,13 +5,14 @@ extension JobGraph {
   /// The budget the manifest writes, part by part; what it leaves out is the machine's.
   public var manifestBudget: ResourceNeeds { manifest.budget.amounts }
 
-  /// Each job whose needs `budget` could never hold, even with nothing else running, at
+  /// Each job whose needs `budget`'s given parts could never hold, even with nothing else running, at
   /// where the need is written: a run with `--budget`, or with the machine's budget, refuses
   /// them as the manifest's own `budget` does. `budgetNamed` says whose budget it is.
-  public func needsBeyond(_ budget: ResourceBudget, budgetNamed: String) -> [Diagnostic] {
+  public func needsBeyond(_ budget: ResourceNeeds, budgetNamed: String) -> [Diagnostic] {
+    guard budget.declaresAny else { return [] }
     var problems: [Diagnostic] = []
     for job in jobs where job.needs.declaresAny {
-      problems += job.needsBeyond(ResourceNeeds(cpus: budget.cpus, memory: budget.memory), budgetNamed: budgetNamed)
+      problems += job.needsBeyond(budget, budgetNamed: budgetNamed)
     }
     return problems
   }

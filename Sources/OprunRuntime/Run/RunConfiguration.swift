@@ -32,6 +32,8 @@ public struct RunConfiguration: Sendable {
   public var force = false
   /// Keep a journal of the run in `.oprun/runs/` (off with `--no-journal`).
   public var keepsJournal = true
+  /// `--budget`: the parts of the run's budget it gives, over the manifest's `budget`.
+  public var budget = ResourceNeeds()
   /// `--backend`: where the jobs run.
   public var backend: Backend = .local
   /// What `--backend slurm` adds to every submission.

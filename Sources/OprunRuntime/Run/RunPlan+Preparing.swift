@@ -73,12 +73,38 @@ extension RunPlan {
       plan.resumePlan = resumePlan
       warnings += resumeWarnings
     }
-    if configuration.schedule == .criticalPath {
-      let durations = usesState ? journals.pastDurations() : PastDurations()
+    let durations = configuration.schedule == .criticalPath || (graph.declaresResources && usesState)
+      ? (usesState ? journals.pastDurations() : PastDurations()) : nil
+    if configuration.schedule == .criticalPath, let durations {
       plan.criticalPath = CriticalPath(graph: graph, durations: durations.durations(of: graph))
+    }
+    if !configuration.backend.capabilities.takesWholeRun, graph.declaresResources {
+      switch budget(of: graph, given: configuration.budget) {
+      case .success(let budget):
+        plan.resources = ResourcePlan(budget: budget, pastDurations: durations?.durations(of: graph) ?? [])
+      case .failure(let message): return .failure(message)
+      }
     }
     plan.warnings = warnings
     return .success(PreparedRun(plan: plan, hasher: hasher))
+  }
+
+  /// The run's budget: `--budget`'s parts, else the manifest's, else what this oprun may use
+  /// (``MachineBudget``), read only for a part neither gives. A job that budget could never
+  /// hold is an error, as in the manifest: no job runs.
+  private static func budget(of graph: JobGraph, given: ResourceNeeds) -> Result<ResourceBudget, RunCommandLine.Message> {
+    let written = graph.manifestBudget
+    let chosen = ResourceNeeds(cpus: given.cpus ?? written.cpus, memory: given.memory ?? written.memory)
+    let machine = chosen.cpus == nil || chosen.memory == nil ? MachineBudget.probe() : nil
+    let problems =
+      graph.needsBeyond(given, budgetNamed: "--budget")
+      + graph.needsBeyond(
+        ResourceNeeds(cpus: chosen.cpus == nil ? machine?.cpus : nil, memory: chosen.memory == nil ? machine?.memory : nil),
+        budgetNamed: "this machine's budget")
+    guard problems.isEmpty else {
+      return .failure(RunCommandLine.Message(DiagnosticRenderer.render(problems, sources: [])))
+    }
+    return .success(ResourceBudget(cpus: chosen.cpus ?? machine!.cpus, memory: chosen.memory ?? machine!.memory))
   }
 
   /// `graph` as `backend` can run it — a cluster checked and without what it cannot do — and

@@ -34,6 +34,9 @@ public struct RunPlan {
   public var locksSince: Double?
   /// `--schedule critical-path`'s order among equals in priority; nil for FIFO.
   public var criticalPath: CriticalPath?
+  /// The budget jobs' needs are scheduled against (SPEC §12), with past durations for
+  /// backfill; nil when no job declares needs, or on a backend that schedules by itself.
+  public var resources: ResourcePlan?
   /// What was found while preparing the run, for the user before it begins.
   public var warnings: [String]
 

@@ -94,7 +94,7 @@ import Testing
 
   @Test func aBudgetOfTheMachineRefusesWhatItCouldNeverHold() throws {
     let graph = try graph("jobs: {a: {command: x, resources: {cpus: 3, memory: 1G}}, b: {command: y}}")
-    let problems = graph.needsBeyond(ResourceBudget(cpus: 2, memory: 4 << 30), budgetNamed: "--budget")
+    let problems = graph.needsBeyond(ResourceNeeds(cpus: 2, memory: 4 << 30), budgetNamed: "--budget")
     #expect(
       problems.map(\.description) == [
         "jobs.yaml:1:42: error: job 'a' needs 3 CPUs, more than --budget of 2 CPUs: it could never start"

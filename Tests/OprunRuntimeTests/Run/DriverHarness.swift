@@ -132,6 +132,8 @@ final class RecordedEvents: RunObserver {
       return "warning \(message)"
     case .limit(let queue, let maxConcurrent):
       return "queue \(graph.queues[queue].name) limit \(maxConcurrent)"
+    case .budget(let cpus, let memory):
+      return "budget cpus=\(cpus),memory=\(memory)"
     case .priority(let job, let priority):
       return "\(name(job)) priority \(priority.word)"
     case .control(let command, let args, let ok, _, _, _):

@@ -146,6 +146,9 @@ struct RunningAttempt {
   /// Set while the whole run is stopped (Ctrl-Z): the seconds its time limit had left, its
   /// timer not set meanwhile.
   var timeLeftWhileStopped: Double?
+  /// The attempt passed its memory limit and the kernel killed it (SPEC §12): it failed out
+  /// of memory, and a retry needs twice the memory. Set by whoever watches the limit.
+  var outOfMemory = false
 
   struct Pause {
     /// Seconds the time limit had left when the attempt was paused; nil without a limit.

@@ -17,7 +17,7 @@ extension RunDriver {
       return
     }
     let job = graph.jobs[launch.job]
-    let results = backend.start(workOrder(job, attempt: launch.attempt))
+    let results = backend.start(workOrder(job, attempt: launch.attempt, needs: launch.needs))
     if attempts.isRunningAnything, results.allSatisfy(\.mayPassLater) {
       attempts.wait(launch)
       return
@@ -47,11 +47,13 @@ extension RunDriver {
     report(failures, of: launch.job)
   }
 
-  /// What the backend is asked to run for attempt `attempt` of `job`.
-  func workOrder(_ job: JobNode, attempt: Int) -> WorkOrder {
+  /// What the backend is asked to run for attempt `attempt` of `job`, given `needs` of the
+  /// budget (empty: what the job declares).
+  func workOrder(_ job: JobNode, attempt: Int, needs: ResourceNeeds = ResourceNeeds()) -> WorkOrder {
     WorkOrder(
       work: WorkKey(job: job.id, purpose: .attempt(attempt)), commands: job.commands,
-      environment: environment(of: job, attempt: attempt), workingDirectory: job.cwd ?? manifestFolder,
+      environment: environment(of: job, attempt: attempt, needs: needs.declaresAny ? needs : job.needs),
+      workingDirectory: job.cwd ?? manifestFolder,
       qos: job.qos, interactive: job.interactive, timeout: job.timeout)
   }
 
@@ -116,13 +118,15 @@ extension RunDriver {
     if let timer = attempt.timeoutTimer { clock.cancelTimer(timer) }
     resourceUse.attemptEnded(job, using: attempt.usage)
     if awaitsOutputs(of: job, attempt: attempt.attempt, termination: attempt.termination) { return }
-    finishAttempt(of: job, attempt.termination, succeeded: attempt.termination.isSuccess)
+    finishAttempt(
+      of: job, attempt.termination, succeeded: attempt.termination.isSuccess, outOfMemory: attempt.outOfMemory)
   }
 
   /// Tells the engine the job's attempt ended as `termination`; its transitions carry it.
-  func finishAttempt(of job: JobID, _ termination: Termination, succeeded: Bool) {
+  /// `outOfMemory`: it failed by passing its memory limit, so a retry gets twice the memory.
+  func finishAttempt(of job: JobID, _ termination: Termination, succeeded: Bool, outOfMemory: Bool = false) {
     endingAttempt = (job, termination)
-    engine.didFinish(job, succeeded: succeeded)
+    engine.didFinish(job, succeeded: succeeded, outOfMemory: outOfMemory)
     endingAttempt = nil
   }
 
@@ -134,11 +138,18 @@ extension RunDriver {
   }
 
   /// The job's `env`, then the `OPRUN_*` variables, then `extra`, to set on top of the
-  /// backend's environment.
-  func environment(of job: JobNode, attempt: Int, extra: [EnvironmentEntry] = []) -> [EnvironmentEntry] {
-    job.env + [
+  /// backend's environment. `OPRUN_CPUS` is what the attempt was given of the budget (1
+  /// when it declares none), and `OPRUN_MEMORY` its memory in bytes when it declares some
+  /// (SPEC §12): what `make -j"$OPRUN_CPUS"` reads.
+  func environment(
+    of job: JobNode, attempt: Int, needs: ResourceNeeds? = nil, extra: [EnvironmentEntry] = []
+  ) -> [EnvironmentEntry] {
+    let needs = needs ?? job.needs
+    var variables = job.env + [
       EnvironmentEntry("OPRUN_JOB", job.name), EnvironmentEntry("OPRUN_QUEUE", graph.queues[job.queue].name),
-      EnvironmentEntry("OPRUN_ATTEMPT", String(attempt)),
-    ] + extra
+      EnvironmentEntry("OPRUN_ATTEMPT", String(attempt)), EnvironmentEntry("OPRUN_CPUS", String(needs.cpus ?? 1)),
+    ]
+    if let memory = needs.memory { variables.append(EnvironmentEntry("OPRUN_MEMORY", String(memory))) }
+    return variables + extra
   }
 }

@@ -76,7 +76,7 @@ public final class RunDriver {
     }
     engine = QueueEngine(
       graph: graph, failurePolicy: plan.failurePolicy, resumePlan: plan.resumePlan, criticalPath: plan.criticalPath,
-      checkingFiles: files != nil, clock: { clock.now() - startTime })
+      checkingFiles: files != nil, resources: plan.resources, clock: { clock.now() - startTime })
     engine.addObserver(EngineListener(driver: self))
     backend.reportHandler = { [unowned self] report in self.report(report) }
   }
