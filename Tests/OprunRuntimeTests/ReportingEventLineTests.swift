@@ -116,6 +116,7 @@ private struct Random {
     case (.executing, .ready):
       if chance() { transition.termination = termination() }
       if chance() { transition.missingOutputs = (0...below(2)).map { _ in text() } }
+      if chance() { transition.usage = usage() }
     default:
       transition.outcome = pick(Outcome.allCases)
       if chance() { transition.termination = termination() }
@@ -123,8 +124,15 @@ private struct Random {
       transition.resumed = below(4) == 0
       transition.upToDate = below(4) == 0
       if chance() { transition.missingOutputs = (0...below(2)).map { _ in text() } }
+      if chance() { transition.usage = usage() }
     }
     return transition
+  }
+
+  /// CPU time as the stream records it (to the millisecond), any peak, either source.
+  mutating func usage() -> ResourceUsage {
+    ResourceUsage(
+      cpuSeconds: Double(below(10_000_000)) / 1000, peakMemory: below(1 << 40), source: pick([.process, .cgroup]))
   }
 
   mutating func event(in graph: JobGraph) -> RunEvent {

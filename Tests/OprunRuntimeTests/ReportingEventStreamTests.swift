@@ -103,6 +103,23 @@ import Testing
     #expect(lines[1].hasSuffix(#""attempt":3,"exit_code":4,"signal":null}"#))
   }
 
+  @Test func aFinishedJobSaysWhatItUsedAndWhereTheFiguresComeFrom() throws {
+    var finished = Transition(
+      job: 0, queue: 1, from: .executing, to: .finished, outcome: .succeeded, termination: .exited(0), duration: 1)
+    finished.usage = ResourceUsage(cpuSeconds: 0.5126, peakMemory: 125_829_120, source: .process)
+    let lines = stream([RunEvent(time: 2, .transition(finished))])
+    #expect(lines[0].hasSuffix(#""duration":1,"cpu_s":0.513,"peak_memory":125829120,"memory_source":"process"}"#))
+  }
+
+  @Test func aRetrySaysWhatItsAttemptUsed() throws {
+    var retry = Transition(job: 0, queue: 1, from: .executing, to: .ready, attempt: 2, termination: .signalled(9))
+    retry.usage = ResourceUsage(cpuSeconds: 2, peakMemory: 104_857_600, source: .cgroup)
+    let parsed = try object(stream([RunEvent(time: 2, .transition(retry))])[0])
+    #expect(parsed["peak_memory"] as? Int == 104_857_600)
+    #expect(parsed["memory_source"] as? String == "cgroup")
+    #expect(parsed["cpu_s"] as? Double == 2)
+  }
+
   @Test func aResumedJobSaysSo() throws {
     let parsed = try object(stream([transition(0, .ready, .finished, outcome: .succeeded, resumed: true, at: 0)])[0])
     #expect(parsed["resumed"] as? Bool == true)

@@ -87,6 +87,35 @@ import Testing
     #expect(reporter.summary == RunSummary(jobCount: 6, events: mixedRun))
   }
 
+  /// A finished job's events, having used `peak` bytes at most.
+  func finished(_ job: JobID, at time: Double, peak: Int) -> [RunEvent] {
+    var done = Transition(job: job, queue: 0, from: .executing, to: .finished, outcome: .succeeded, duration: 1)
+    done.usage = ResourceUsage(cpuSeconds: 1, peakMemory: peak, source: .process)
+    return [
+      transition(job, .ready, .executing, pids: [Int32(job + 1)], at: time - 1),
+      RunEvent(time: time, .transition(done)),
+    ]
+  }
+
+  @Test func theHeaviestAreTheThreeLargestPeaksWhenOneJobUsedOver100MB() {
+    var events = finished(0, at: 1, peak: 5_583_457_484) + finished(1, at: 1, peak: 1_181_116_006)
+    events +=
+      finished(2, at: 1, peak: 3 << 20) + finished(4, at: 2, peak: 200 << 20) + finished(5, at: 2, peak: 1 << 20)
+    events.append(runFinished(exitCode: 0, at: 2))
+    let out = CapturedOutput()
+    HumanReporter(graph: graph, options: HumanOptions(), out: out.sink, err: CapturedOutput().sink).observe(events)
+    #expect(out.lines.contains("── heaviest: fetch 5.2 GB · build 1.1 GB · lint 200 MB"), "\(out.lines)")
+  }
+
+  @Test func noJobOver100MBNamesNoHeaviest() {
+    var events = finished(0, at: 1, peak: 100 << 20) + finished(1, at: 1, peak: 3 << 20)
+    events.append(runFinished(exitCode: 0, at: 2))
+    let out = CapturedOutput()
+    HumanReporter(graph: graph, options: HumanOptions(), out: out.sink, err: CapturedOutput().sink).observe(events)
+    #expect(!out.lines.contains { $0.contains("heaviest") }, "\(out.lines)")
+    #expect(RunSummary(jobCount: 6, events: events).heaviest().isEmpty)
+  }
+
   @Test func aSuccessfulRunEndsWithOneCountsLine() {
     let out = CapturedOutput()
     HumanReporter(graph: graph, options: HumanOptions(verbosity: .quiet), out: out.sink, err: CapturedOutput().sink)

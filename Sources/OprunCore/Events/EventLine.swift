@@ -129,6 +129,7 @@ public enum EventLine {
       duration: value["duration"]?.doubleValue, resumed: value["resumed"]?.boolValue ?? false)
     transition.upToDate = value["up_to_date"]?.boolValue ?? false
     transition.missingOutputs = strings(value["missing_outputs"]) ?? []
+    transition.usage = usage(value)
     if from == .executing, to == .ready { transition.retryMemory = value["memory"]?.intValue }
     if let code = value["why"]?.stringValue {
       transition.decision = decision(code: code, text: value["reason"]?.stringValue ?? "")
@@ -147,6 +148,14 @@ public enum EventLine {
     case RunDecision.upToDate.code: .upToDate
     default: .runs(.recorded(code: code, text: text))
     }
+  }
+
+  /// `cpu_s`, `peak_memory` and `memory_source` together; nil unless all three are there.
+  static func usage(_ value: JSONValue) -> ResourceUsage? {
+    guard let cpu = value["cpu_s"]?.doubleValue, let peak = value["peak_memory"]?.intValue,
+      let source = value["memory_source"]?.stringValue.flatMap(MemorySource.init(rawValue:))
+    else { return nil }
+    return ResourceUsage(cpuSeconds: cpu, peakMemory: peak, source: source)
   }
 
   /// `exit_code`, `signal` or `error` (a command that never ran), whichever is there.

@@ -39,6 +39,8 @@ public struct RecordedRun: Sendable, EventLineNames {
     public var pauses: [Interval] = []
     /// How its completion command ended, when it had one.
     public var completion: (exitCode: Int?, signal: Int?)?
+    /// What its commands used, every attempt together (SPEC §12), when its `finished` says.
+    public var usage: ResourceUsage?
 
     /// When it first started executing.
     public var started: Double? { attempts.first?.start }
@@ -53,6 +55,9 @@ public struct RecordedRun: Sendable, EventLineNames {
     public var pids: [Int]
     public var exitCode: Int?
     public var signal: Int?
+    /// The peak memory the transition that ended it gives: a retried attempt's own, the last
+    /// attempt's the job's (the largest of every attempt's); nil when it says none.
+    public var peakMemory: Int?
   }
 
   /// A span of time; `end` is nil when it had not ended when the stream did.
@@ -216,7 +221,7 @@ public struct RecordedRun: Sendable, EventLineNames {
     if let reason = transition.decision.flatMap(Self.words(of:)) { jobs[index].reason = reason }
     let exitCode = transition.termination?.exitCode.map(Int.init)
     let signal = transition.termination?.signal.map(Int.init)
-    endRunningAttempt(of: index, at: time, exitCode: exitCode, signal: signal)
+    endRunningAttempt(of: index, at: time, exitCode: exitCode, signal: signal, peakMemory: transition.usage?.peakMemory)
     switch transition.to {
     case .pending:
       jobs[index].pending = jobs[index].pending ?? time
@@ -235,6 +240,7 @@ public struct RecordedRun: Sendable, EventLineNames {
       jobs[index].duration = transition.duration
       jobs[index].startError = transition.termination?.startFailure
       jobs[index].resumed = transition.resumed
+      jobs[index].usage = transition.usage
     }
   }
 
@@ -249,11 +255,14 @@ public struct RecordedRun: Sendable, EventLineNames {
   }
 
   /// Ends the attempt still running, if there is one: any later transition of the job ends it.
-  private mutating func endRunningAttempt(of index: Int, at time: Double, exitCode: Int?, signal: Int?) {
+  private mutating func endRunningAttempt(
+    of index: Int, at time: Double, exitCode: Int?, signal: Int?, peakMemory: Int?
+  ) {
     guard let last = jobs[index].attempts.indices.last, jobs[index].attempts[last].end == nil else { return }
     jobs[index].attempts[last].end = time
     jobs[index].attempts[last].exitCode = exitCode
     jobs[index].attempts[last].signal = signal
+    jobs[index].attempts[last].peakMemory = peakMemory
   }
 
   /// The job called `name`, added when no line named it before: a recording learns its

@@ -104,6 +104,10 @@ public struct Transition: Sendable, Equatable {
   public var files: FinishedFiles?
   /// On a job's first transition (from `pending`) under `--resume`: resumed, or why it runs.
   public var decision: RunDecision?
+  /// On `finished` of a job whose commands ran, and on `executing → ready` (a retry): the CPU
+  /// time and peak memory its commands used — on a retry, that attempt's; on `finished`, every
+  /// attempt's (CPU times summed, the largest peak). Added by the run driver.
+  public var usage: ResourceUsage?
   /// On `pending → ready`: the dependency whose finishing made the job ready (the last of
   /// them to finish); nil for a job with none, or made ready by its cancellation.
   public var readyAfter: JobID?

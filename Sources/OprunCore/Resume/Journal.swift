@@ -217,6 +217,9 @@ public struct JournalRecord: Sendable, Equatable {
   public var output: [String] = []
   /// For a failure: how many lines it printed in all, those left out of ``output`` included.
   public var outputLines = 0
+  /// What its commands used, every attempt together (SPEC §12); nil when it ran nothing, or
+  /// in a journal written before records said.
+  public var usage: ResourceUsage?
 
   /// Whether it stands as the job's newest record for SPEC §10: a run in which the job never
   /// started (skipped, or cancelled before it ran) leaves the record before it standing.
@@ -251,6 +254,9 @@ public struct JournalRecord: Sendable, Equatable {
     var outcome: Outcome?
     var fingerprint: UInt64?
     var record = JournalRecord(job: "", outcome: .failed, fingerprint: 0)
+    var cpuSeconds: Double?
+    var peakMemory: Int?
+    var memorySource: MemorySource?
     for (key, member) in members {
       switch key {
       case "job": job = member.stringValue
@@ -264,6 +270,9 @@ public struct JournalRecord: Sendable, Equatable {
       case "up_to_date": record.upToDate = member.boolValue ?? false
       case "output": record.output = member.arrayValue?.compactMap(\.stringValue) ?? []
       case "output_lines": record.outputLines = member.intValue ?? 0
+      case "cpu_s": cpuSeconds = member.doubleValue
+      case "peak_memory": peakMemory = member.intValue
+      case "memory_source": memorySource = member.stringValue.flatMap(MemorySource.init(rawValue:))
       case "inputs": record.files = RecordedFiles(line: value)
       case "parts":
         for (name, hash) in member.objectValue ?? [] {
@@ -279,6 +288,9 @@ public struct JournalRecord: Sendable, Equatable {
     record.job = job
     record.outcome = outcome
     record.fingerprint = fingerprint
+    if let cpuSeconds, let peakMemory, let memorySource {
+      record.usage = ResourceUsage(cpuSeconds: cpuSeconds, peakMemory: peakMemory, source: memorySource)
+    }
     self = record
   }
 }

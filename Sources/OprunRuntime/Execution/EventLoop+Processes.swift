@@ -11,12 +11,24 @@ extension EventLoop {
   /// or `leftovers` reads the pipe a last time and closes it
   /// (``LeftoverOutput/readLastAndClose()``); reading on also keeps it from dying
   /// of SIGPIPE. A child holding the terminal's foreground gives it back to oprun
-  /// before `onExit`.
+  /// before `onExit`, which also receives what the process used (``ResourceUsage``, from
+  /// the kernel's accounting of it and the descendants it waited for).
+  public func watchProcess(
+    _ process: SpawnedProcess, output framing: OutputFraming = .lines, leftovers: LeftoverOutput? = nil,
+    onOutput: @escaping OutputHandler, onExit: @escaping (Termination, ResourceUsage) -> Void
+  ) {
+    ProcessWatch(process, framing: framing, loop: self, leftovers: leftovers, onOutput: onOutput, onExit: onExit)
+      .start()
+  }
+
+  /// ``watchProcess(_:output:leftovers:onOutput:onExit:)`` for a caller that wants only how
+  /// the process ended.
   public func watchProcess(
     _ process: SpawnedProcess, output framing: OutputFraming = .lines, leftovers: LeftoverOutput? = nil,
     onOutput: @escaping OutputHandler, onExit: @escaping (Termination) -> Void
   ) {
-    ProcessWatch(process, framing: framing, loop: self, leftovers: leftovers, onOutput: onOutput, onExit: onExit)
-      .start()
+    watchProcess(
+      process, output: framing, leftovers: leftovers, onOutput: onOutput,
+      onExit: { termination, _ in onExit(termination) })
   }
 }

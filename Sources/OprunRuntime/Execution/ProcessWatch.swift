@@ -10,14 +10,14 @@ import OprunCore
 final class ProcessWatch {
   private let process: SpawnedProcess
   private let readers: [OutputReader]
-  private var onExit: ((Termination) -> Void)?
+  private var onExit: ((Termination, ResourceUsage) -> Void)?
   private var pidfdIsOpen = true
   private unowned let loop: EventLoop
   private let leftovers: LeftoverOutput?
 
   init(
     _ process: SpawnedProcess, framing: OutputFraming, loop: EventLoop, leftovers: LeftoverOutput?,
-    onOutput: @escaping OutputHandler, onExit: @escaping (Termination) -> Void
+    onOutput: @escaping OutputHandler, onExit: @escaping (Termination, ResourceUsage) -> Void
   ) {
     self.process = process
     self.loop = loop
@@ -59,7 +59,7 @@ final class ProcessWatch {
   }
 
   private func pidfdReadable() {
-    guard let termination = reap() else { return }
+    guard let (termination, usage) = reap() else { return }
     loop.unwatch(fd: process.pidfd)
     close(process.pidfd)
     pidfdIsOpen = false
@@ -71,19 +71,21 @@ final class ProcessWatch {
     if process.holdsTerminal { Terminal.reclaimForeground() }
     let onExit = self.onExit
     self.onExit = nil
-    onExit?(termination)
+    onExit?(termination, usage)
   }
 
-  /// The child's termination, or nil if it has not ended after all. A status
-  /// taken by someone else (ECHILD: never by oprun, which waits for no other
-  /// pid) is unknown, and reported as exit status 255.
-  private func reap() -> Termination? {
+  /// The child's termination and what it used, or nil if it has not ended after all. A
+  /// status taken by someone else (ECHILD: never by oprun, which waits for no other pid) is
+  /// unknown, and reported as exit status 255, having used nothing known. `wait4` is
+  /// `waitpid` with the kernel's accounting: the same one system call.
+  private func reap() -> (Termination, ResourceUsage)? {
     var status: Int32 = 0
+    var accounting = rusage()
     while true {
-      let result = waitpid(process.pid, &status, WNOHANG)
-      if result == process.pid { return Termination(waitStatus: status) }
+      let result = wait4(process.pid, &status, WNOHANG, &accounting)
+      if result == process.pid { return (Termination(waitStatus: status), ResourceUsage(accounting)) }
       if result == 0 { return nil }
-      if errno != EINTR { return .exited(255) }
+      if errno != EINTR { return (.exited(255), ResourceUsage(cpuSeconds: 0, peakMemory: 0, source: .process)) }
     }
   }
 }

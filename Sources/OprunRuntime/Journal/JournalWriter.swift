@@ -138,6 +138,7 @@ final class JournalWriter: RunObserver {
     line.field("start", identity.started + (executed ? executingSince[job] : time), fractionDigits: 3)
     line.field("duration", transition.duration ?? 0, fractionDigits: 3)
     line.field("attempt", transition.attempt)
+    if let usage = transition.usage { line.fields(of: usage) }
     line.field("fingerprint", hex: fingerprint.value)
     line.field("parts") { parts in
       for part in FingerprintPart.allCases { parts.field(named: part.rawValue, hex: fingerprint.parts[part] ?? 0) }

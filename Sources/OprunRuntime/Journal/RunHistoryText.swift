@@ -38,14 +38,16 @@ public enum RunHistoryText {
   public static func jobs(of journal: Journal) -> String {
     var text = journal.header.map { runLine($0) + "\n" } ?? ""
     text += TextTable.render(
-      ["JOB", "OUTCOME", "STATUS", "START", "DURATION", "FINGERPRINT"],
+      ["JOB", "OUTCOME", "STATUS", "START", "DURATION", "CPU", "MEMORY", "FINGERPRINT"],
       journal.records.map { record in
         let ran = record.exitCode != nil || record.signal != nil
         return [
           DisplayText.escaped(record.job),
           record.outcome.word + (record.resumed ? " (resumed)" : record.upToDate ? " (up to date)" : ""),
           status(of: record), journal.header.map { TimeText.timestamp(record.start - $0.start) } ?? "-",
-          ran ? TimeText.duration(record.duration) : "-", JobFingerprint.text(of: record.fingerprint),
+          ran ? TimeText.duration(record.duration) : "-", record.usage.map { TimeText.duration($0.cpuSeconds) } ?? "-",
+          record.usage.map { MemoryText.text(bytes: $0.peakMemory) } ?? "-",
+          JobFingerprint.text(of: record.fingerprint),
         ]
       })
     for record in journal.records where !record.output.isEmpty {

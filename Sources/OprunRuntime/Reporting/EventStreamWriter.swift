@@ -179,6 +179,7 @@ public final class EventStreamWriter: RunObserver {
     // A retry: how the attempt that failed ended, as the human view says it.
     if transition.from == .executing, transition.to == .ready {
       writeTermination(transition.termination, to: &object)
+      if let usage = transition.usage { object.fields(of: usage) }
       if !transition.missingOutputs.isEmpty { object.field("missing_outputs", transition.missingOutputs) }
       if let memory = transition.retryMemory { object.field("memory", memory) }
     }
@@ -186,6 +187,7 @@ public final class EventStreamWriter: RunObserver {
     object.field("outcome", (transition.outcome ?? .cancelled).rawValue)
     writeTermination(transition.termination, to: &object)
     object.field("duration", transition.duration ?? 0)
+    if let usage = transition.usage { object.fields(of: usage) }
     if transition.resumed { object.field("resumed", true) }
     if transition.upToDate { object.field("up_to_date", true) }
     if !transition.missingOutputs.isEmpty { object.field("missing_outputs", transition.missingOutputs) }

@@ -75,11 +75,14 @@ extension HTMLReport {
     #scroller { position: relative; overflow: auto; border: 1px solid var(--line); border-radius: 6px;
       max-height: 62vh; background: #fff; }
     #canvas { position: absolute; left: 0; top: 0; display: block; }
+    #memory-strip { margin-top: 8px; }
+    #memory-box { border: 1px solid var(--line); border-radius: 6px; background: #fff; overflow: hidden; }
+    #memory-canvas { display: block; }
     .visually-hidden { position: absolute !important; width: 1px; height: 1px; overflow: hidden;
       clip: rect(0 0 0 0); white-space: nowrap; }
     #table-scroller { position: relative; overflow: auto; border: 1px solid var(--line); border-radius: 6px;
       max-height: 480px; }
-    .row { display: grid; grid-template-columns: minmax(180px, 2.4fr) 1fr 1fr 0.7fr 0.7fr 0.9fr 0.9fr 1.6fr;
+    .row { display: grid; grid-template-columns: minmax(180px, 2.4fr) 1fr 1fr 0.7fr 0.7fr 0.9fr 0.9fr 0.9fr 1.6fr;
       align-items: center; height: 26px; padding: 0 10px; border-bottom: 1px solid #eef1f4; white-space: nowrap; }
     .row > * { overflow: hidden; text-overflow: ellipsis; padding-right: 8px; }
     .row.head { position: sticky; top: 0; z-index: 1; background: #f6f8fa; font-weight: 600; font-size: 12px;
@@ -147,6 +150,10 @@ extension HTMLReport {
       <div id="scroller"><div id="sizer"></div><canvas id="canvas" role="img"
         aria-label="Gantt timeline of the run: one row per lane of each queue"></canvas></div>
       <ul id="bar-list" class="visually-hidden" aria-label="Timeline bars"></ul>
+      <div id="memory-strip" hidden>
+        <p class="window" id="memory-label"></p>
+        <div id="memory-box"><canvas id="memory-canvas" role="img"></canvas></div>
+      </div>
     </section>
     <section id="jobs">
       <div class="toolbar">
@@ -158,7 +165,8 @@ extension HTMLReport {
         <div class="row head" role="row"><span data-sort="name">job</span><span data-sort="queue">queue</span>
           <span data-sort="outcome">outcome</span><span class="num" data-sort="exit">exit</span>
           <span class="num" data-sort="attempts">attempts</span><span class="num" data-sort="start">started</span>
-          <span class="num" data-sort="duration">duration</span><span>ready after</span></div>
+          <span class="num" data-sort="duration">duration</span><span class="num" data-sort="memory">memory</span>
+          <span>ready after</span></div>
         <div id="table-body"></div>
       </div>
     </section>

@@ -202,5 +202,5 @@ extension HTMLReport {
       });
     }
 
-    """# + timelineScript + tableAndDetailsScript
+    """# + timelineScript + memoryScript + tableAndDetailsScript
 }

@@ -16,10 +16,11 @@ extension HTMLReport {
       exit: function (index) { var job = jobs[index]; return job.signal ? 1000 + job.signal : job.exit_code; },
       attempts: function (index) { return barsOfJob[index].length; },
       start: function (index) { return barsOfJob[index].length ? bars[barsOfJob[index][0]].start : undefined; },
-      duration: function (index) { return jobs[index].duration; }
+      duration: function (index) { return jobs[index].duration; },
+      memory: function (index) { return jobs[index].peak_memory; }
     };
-    // A first click sorts these from the largest: the longest, the most retried, first.
-    var LARGEST_FIRST = { exit: true, attempts: true, duration: true };
+    // A first click sorts these from the largest: the longest, the most retried, the heaviest first.
+    var LARGEST_FIRST = { exit: true, attempts: true, duration: true, memory: true };
     var sortKey = null, descending = false, shownJobs = [];
     var collator = new Intl.Collator(undefined, { numeric: true });
     function compareValues(a, b) {
@@ -116,6 +117,7 @@ extension HTMLReport {
       row.appendChild(element("span", "num", attempts.length));
       row.appendChild(element("span", "num", attempts.length ? at(bars[attempts[0]].start) : "—"));
       row.appendChild(element("span", "num", job.duration !== undefined ? seconds(job.duration) : "—"));
+      row.appendChild(element("span", "num", job.memory || "—"));
       row.appendChild(element("span", null, job.after || ""));
       row.tabIndex = 0;
       row.addEventListener("click", function () { select(index, true); });
@@ -157,6 +159,8 @@ extension HTMLReport {
       fact("signal", job.signal !== null && job.signal !== undefined ? exitText(null, job.signal) : null);
       fact("duration", job.duration !== undefined ? seconds(job.duration) : null);
       fact("attempts", barsOfJob[index].length);
+      fact("CPU time", job.cpu_s !== undefined ? seconds(job.cpu_s) : null);
+      fact("peak memory", job.memory ? job.memory + (job.memory_source === "cgroup" ? " (its cgroup)" : " (its largest process)") : null);
       fact("ready after", job.after !== undefined && jobIndex.has(job.after) ? jobLink(jobIndex.get(job.after)) : job.after);
       fact("cancelled", job.cancelled ? job.cancelled.reason + " at " + at(job.cancelled.t) : null);
       fact("could not start", job.error);

@@ -167,6 +167,7 @@ extension HTMLReport {
       drawGutterAndAxis(shown, y, x, t0, t1, step, width, height);
       showWindow(t0, t1);
       listBars(listed, hidden);
+      drawMemory(scale, left);
     }
     function drawBar(bar, barX, barWidth, barY, barHeight, next, x, scale) {
       var job = jobs[bar.job];

@@ -81,6 +81,7 @@ public enum HTMLReport {
       fields.field("exit_code", bar.exitCode)
       fields.field("signal", bar.signal)
     }
+    writeMemory(run.memoryInUse, to: &object)
     object.field("critical_path", layout.criticalPath)
     object.field("matrices", objects: run.matrices) { group, fields in
       fields.field("template", group.template)
@@ -129,6 +130,10 @@ public enum HTMLReport {
     if let error = job.startError { fields.field("error", error) }
     if let reason = job.reason { fields.field("reason", reason) }
     if job.resumed { fields.field("resumed", true) }
+    if let usage = job.usage {
+      fields.fields(of: usage)
+      fields.field("memory", MemoryText.text(bytes: usage.peakMemory))
+    }
     if !job.pauses.isEmpty { fields.field("pauses", objects: job.pauses) { writeInterval($0, to: &$1) } }
     if let completion = job.completion {
       fields.field("completion") { members in
@@ -136,6 +141,19 @@ public enum HTMLReport {
         members.field("signal", completion.signal)
       }
     }
+  }
+
+  /// Memory in use over time (`memory`: steps of `t` and `bytes`) and its largest amount, in
+  /// bytes (`memory_peak`) and as the run's sizes read (`memory_peak_text`); nothing when no
+  /// job's figures are in the stream.
+  private static func writeMemory(_ steps: [RecordedRun.MemoryStep], to object: inout JSONObjectWriter) {
+    guard let peak = steps.map(\.bytes).max(), peak > 0 else { return }
+    object.field("memory", objects: steps) { step, fields in
+      fields.field("t", step.time)
+      fields.field("bytes", step.bytes)
+    }
+    object.field("memory_peak", peak)
+    object.field("memory_peak_text", MemoryText.text(bytes: peak))
   }
 
   /// A failure's last lines of output (`output`) and how many it printed (`output_lines`).

@@ -1,7 +1,7 @@
 import OprunCore
 
 /// The summary printed when the run finishes: each failure with its last lines of output,
-/// the slowest jobs, then one line of counts, wall time and exit status (or, when every job
+/// the slowest jobs, the heaviest, then one line of counts, wall time and exit status (or, when every job
 /// was up to date, one line that says there was nothing to do), which ends the human output
 /// so that it is what a terminal shows last.
 extension HumanReporter {
@@ -18,7 +18,10 @@ extension HumanReporter {
       showFailure(failure)
       for consequence in consequences[failure.job] ?? [] { showConsequence(consequence, of: failure) }
     }
-    if options.verbosity >= .normal { showSlowest() }
+    if options.verbosity >= .normal {
+      showSlowest()
+      showHeaviest()
+    }
     out.write((nothingToDoLine() ?? countsLine()) + "\n")
   }
 
@@ -50,7 +53,8 @@ extension HumanReporter {
     if unnamed > 0 { names += " and \(unnamed) more" }
     let outcome = style.paint(consequence.outcome.rawValue, TerminalStyle.colour(of: consequence.outcome))
     let cause = failure.outcome == .timedOut ? "timed out" : "failed"
-    out.write(style.paint("── ", .bold) + names + ": " + outcome + " because " + jobName(failure.job) + " " + cause + "\n")
+    out.write(
+      style.paint("── ", .bold) + names + ": " + outcome + " because " + jobName(failure.job) + " " + cause + "\n")
   }
 
   private func showSlowest() {
@@ -58,6 +62,15 @@ extension HumanReporter {
     guard slowest.count > 1 else { return }
     let entries = slowest.map { jobName($0.job) + " " + TimeText.duration($0.duration) }
     out.write(style.paint("── ", .bold) + "slowest: " + entries.joined(separator: " · ") + "\n")
+  }
+
+  /// `── heaviest: link 5.2 GB · test 1.1 GB`: the three largest peaks of memory, when a job
+  /// used more than ``RunSummary/notableMemory``.
+  private func showHeaviest() {
+    let heaviest = summary.heaviest()
+    guard !heaviest.isEmpty else { return }
+    let entries = heaviest.map { jobName($0.job) + " " + MemoryText.text(bytes: $0.usage!.peakMemory) }
+    out.write(style.paint("── ", .bold) + "heaviest: " + entries.joined(separator: " · ") + "\n")
   }
 
   /// `── summary: 12 jobs · 10 succeeded · 1 failed · 1 skipped · 3.42s wall · exit 1`; the

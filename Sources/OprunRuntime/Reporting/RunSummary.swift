@@ -24,6 +24,8 @@ public struct RunSummary: Sendable, Equatable {
     public var executed: Bool
     /// Seconds since the run started.
     public var finishedAt: Double
+    /// What its commands used, every attempt together; nil when none ran or nothing was measured.
+    public var usage: ResourceUsage?
 
     /// Whether the job counts as a failure: it failed or timed out.
     public var isFailure: Bool { outcome == .failed || outcome == .timedOut }
@@ -79,6 +81,18 @@ public struct RunSummary: Sendable, Equatable {
     return Array(ordered.prefix(limit))
   }
 
+  /// A peak above which a run names its heaviest jobs: below it, memory is not worth a line.
+  public static let notableMemory = 100 << 20
+
+  /// The `limit` jobs with the largest peak memory, largest first (ties in manifest order),
+  /// when one of them used more than ``notableMemory``; empty otherwise.
+  public func heaviest(_ limit: Int = 3) -> [JobResult] {
+    let measured = results.filter { $0.usage != nil }
+    guard measured.contains(where: { $0.usage!.peakMemory > Self.notableMemory }) else { return [] }
+    let ordered = measured.sorted { ($0.usage!.peakMemory, -$0.job) > ($1.usage!.peakMemory, -$1.job) }
+    return Array(ordered.prefix(limit))
+  }
+
   /// Takes `event` into account.
   public mutating func record(_ event: RunEvent) {
     switch event.kind {
@@ -110,6 +124,7 @@ public struct RunSummary: Sendable, Equatable {
         executed: executedJobs.contains(job), finishedAt: time))
     results[results.count - 1].upToDate = transition.upToDate
     results[results.count - 1].missingOutputs = transition.missingOutputs
+    results[results.count - 1].usage = transition.usage
     counts[outcome, default: 0] += 1
     if transition.resumed { resumedCount += 1 }
     if transition.upToDate { upToDateCount += 1 }

@@ -88,6 +88,7 @@ extension TraceWriter {
       args.field("pids", slice.open.pids.map(Int.init))
       args.field("exit_code", slice.termination?.exitCode.map(Int.init))
       args.field("signal", slice.termination?.signal.map(Int.init))
+      if let usage = slice.usage { args.fields(of: usage) }
     }
     event.close()
     return event.bytes

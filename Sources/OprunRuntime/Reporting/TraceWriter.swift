@@ -59,7 +59,9 @@ public final class TraceWriter: RunObserver {
     let job = transition.job
     if let slice = openJobs.removeValue(forKey: job) {
       let outcome = transition.to == .finished ? transition.outcome?.rawValue : "retried"
-      close(slice, name: graph.recordedName(job: job), at: time, outcome: outcome, termination: transition.termination)
+      close(
+        slice, name: graph.recordedName(job: job), at: time, outcome: outcome, termination: transition.termination,
+        usage: transition.usage)
     }
     if transition.to == .executing {
       let group = pools.indices.dropLast().contains(transition.queue) ? transition.queue : 0
@@ -73,9 +75,14 @@ public final class TraceWriter: RunObserver {
     OpenSlice(lane: Lane(group: group, index: pools[group].acquire()), start: time, pids: pids, attempt: attempt)
   }
 
-  private func close(_ open: OpenSlice, name: String, at time: Double, outcome: String?, termination: Termination?) {
+  private func close(
+    _ open: OpenSlice, name: String, at time: Double, outcome: String?, termination: Termination?,
+    usage: ResourceUsage? = nil
+  ) {
     pools[open.lane.group].release(open.lane.index)
-    slices.append(Slice(name: name, open: open, end: max(time, open.start), outcome: outcome, termination: termination))
+    slices.append(
+      Slice(
+        name: name, open: open, end: max(time, open.start), outcome: outcome, termination: termination, usage: usage))
   }
 
   /// A run that ends with something still open (it should not) still gives a valid file.
@@ -113,6 +120,9 @@ extension TraceWriter {
     /// The outcome word, `retried` for an attempt that was run again, nil for none.
     var outcome: String?
     var termination: Termination?
+    /// What the transition that closed it carried: a retried attempt's figures, or on the
+    /// last slice of a job every attempt's together (as its `finished` event has them).
+    var usage: ResourceUsage?
   }
 
   struct Instant {

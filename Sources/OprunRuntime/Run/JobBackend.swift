@@ -123,8 +123,9 @@ extension JobBackend {
 public enum BackendReport: Sendable {
   /// Output of a command of `work`: whole lines, or a last partial line.
   case output(WorkKey, OutputStream, [UInt8])
-  /// A command of `work` has exited (or its cluster job ended).
-  case exited(WorkKey, CommandHandle, Termination)
+  /// A command of `work` has exited (or its cluster job ended), having used what the
+  /// backend measured; nil when it measures nothing.
+  case exited(WorkKey, CommandHandle, Termination, ResourceUsage?)
   /// A ``SchedulingBackend`` saw `work` start running, as these commands (one per command
   /// of the job, in order): the job is executing.
   case began(WorkKey, [CommandHandle])

@@ -105,11 +105,11 @@ final class LocalBackend: JobBackend {
     loop.watchProcess(
       process, output: framing, leftovers: leftoverOutput,
       onOutput: { [unowned self] stream, bytes in reportHandler?(.output(work, stream, Array(bytes))) },
-      onExit: { [unowned self] termination in
+      onExit: { [unowned self] termination, usage in
         // A group left empty can never be joined again: only its number can come back.
         if let watchdog, !processGroupExists(group) { watchdog.forget(group) }
         listAdoptedGroups()
-        reportHandler?(.exited(work, handle, termination))
+        reportHandler?(.exited(work, handle, termination, usage))
       })
     return handle
   }

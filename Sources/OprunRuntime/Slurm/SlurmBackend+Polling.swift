@@ -92,7 +92,7 @@ extension SlurmBackend {
       jobs[index].phase = .ended
       reportOutput(of: job)
       let termination = line.termination
-      for handle in job.handles { reportHandler?(.exited(job.work, handle, termination)) }
+      for handle in job.handles { reportHandler?(.exited(job.work, handle, termination, nil)) }
     }
   }
 

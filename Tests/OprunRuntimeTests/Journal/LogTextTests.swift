@@ -14,10 +14,10 @@ import Testing
     + #""duration":0,"attempt":1,"fingerprint":"00000000000000aa","resumed":true}"#
   static let test =
     #"{"type":"job","job":"test","outcome":"failed","exit_code":2,"signal":null,"start":1.75,"duration":61.5,"#
-    + #""attempt":1,"fingerprint":"00000000000000bb"}"#
+    + #""attempt":1,"cpu_s":12.5,"peak_memory":1181116006,"memory_source":"process","fingerprint":"00000000000000bb"}"#
   static let serve =
     #"{"type":"job","job":"serve","outcome":"cancelled","exit_code":null,"signal":15,"start":2,"duration":0.25,"#
-    + #""attempt":1,"fingerprint":"00000000000000cc"}"#
+    + #""attempt":1,"cpu_s":0.01,"peak_memory":3145728,"memory_source":"cgroup","fingerprint":"00000000000000cc"}"#
   static let deploy =
     #"{"type":"job","job":"deploy","outcome":"skipped","exit_code":null,"signal":null,"start":3,"duration":0,"#
     + #""attempt":1,"fingerprint":"00000000000000dd"}"#
@@ -92,11 +92,11 @@ import Testing
     #expect(
       RunHistoryText.jobs(of: journal) == """
         run 20260101T000000-42 · started 1970-01-01 00:00:00 · /work/jobs.yaml · oprun 0.1.0 · args -k
-        JOB     OUTCOME              STATUS          START   DURATION  FINGERPRINT
-        build   succeeded (resumed)  -               0.000s  -         00000000000000aa
-        test    failed               exit 2          1.250s  1m02s     00000000000000bb
-        serve   cancelled            signal SIGTERM  1.500s  0.25s     00000000000000cc
-        deploy  skipped              -               2.500s  -         00000000000000dd
+        JOB     OUTCOME              STATUS          START   DURATION  CPU     MEMORY  FINGERPRINT
+        build   succeeded (resumed)  -               0.000s  -         -       -       00000000000000aa
+        test    failed               exit 2          1.250s  1m02s     12.50s  1.1 GB  00000000000000bb
+        serve   cancelled            signal SIGTERM  1.500s  0.25s     0.01s   3.0 MB  00000000000000cc
+        deploy  skipped              -               2.500s  -         -       -       00000000000000dd
         ── summary: 4 jobs · 1 succeeded (1 resumed) · 1 failed · 1 cancelled · 1 skipped · 3.25s wall · exit 1
 
         """)

@@ -26,6 +26,8 @@ struct FakeCommand {
   var startFailureMayPassLater = false
   /// It leaves a process behind in its group when it exits, which only a kill ends.
   var leavesProcessBehind = false
+  /// What it reports having used when it exits.
+  var usage: ResourceUsage?
 }
 
 /// A backend without processes: commands follow their ``FakeCommand`` script on a
@@ -222,6 +224,6 @@ final class FakeBackend: JobBackend {
     processes[handle]?.exitTimer = nil
     processes[handle]?.exit = nil
     if process.script.leavesProcessBehind, termination != .signalled(9) { processes[handle]?.leftoverAlive = true }
-    reportHandler?(.exited(process.work, handle, termination))
+    reportHandler?(.exited(process.work, handle, termination, process.script.usage))
   }
 }

@@ -76,7 +76,7 @@ final class FakeCluster: SchedulingBackend {
     completions.append(work)
     nextSerial += 1
     let handle = CommandHandle(id: Int32(5000 + nextSerial), serial: nextSerial)
-    clock.schedule(after: 1) { [unowned self] in reportHandler?(.exited(work.work, handle, .exited(0))) }
+    clock.schedule(after: 1) { [unowned self] in reportHandler?(.exited(work.work, handle, .exited(0), nil)) }
     return [.success(handle)]
   }
 
@@ -144,6 +144,6 @@ final class ClusterHarness {
   func ended(_ name: String, _ termination: Termination, output: String? = nil, attempt: Int = 1) {
     let work = work(name, attempt: attempt)
     if let output { cluster.observe(.output(work, .stdout, Array((output + "\n").utf8))) }
-    cluster.observe(.exited(work, cluster.handles(of: id(name), attempt: attempt)[0], termination))
+    cluster.observe(.exited(work, cluster.handles(of: id(name), attempt: attempt)[0], termination, nil))
   }
 }

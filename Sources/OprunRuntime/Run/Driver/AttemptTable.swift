@@ -45,13 +45,17 @@ struct AttemptTable {
     change(&running[job]!)
   }
 
-  /// One command of `job`'s attempt `number` exited. The first command that does not succeed
-  /// decides how the attempt ended; once its last command has exited, the attempt is
+  /// One command of `job`'s attempt `number` exited, having used `usage`. The first command
+  /// that does not succeed decides how the attempt ended; what the commands used adds up
+  /// (``ResourceUsage/combined(with:)``); once its last command has exited, the attempt is
   /// removed and returned.
-  mutating func commandExited(_ job: JobID, attempt number: Int, _ termination: Termination) -> RunningAttempt? {
+  mutating func commandExited(
+    _ job: JobID, attempt number: Int, _ termination: Termination, using usage: ResourceUsage? = nil
+  ) -> RunningAttempt? {
     guard running[job]?.attempt == number else { return nil }
     running[job]!.remaining -= 1
     if running[job]!.termination.isSuccess && !termination.isSuccess { running[job]!.termination = termination }
+    running[job]!.usage = running[job]!.usage.combined(with: usage)
     guard running[job]!.remaining == 0 else { return nil }
     defer {
       running[job] = nil
@@ -130,6 +134,8 @@ struct RunningAttempt {
   var remaining = 0
   /// The first command that did not succeed decides; `.exited(0)` while all did.
   var termination: Termination = .exited(0)
+  /// What its exited commands used, together; nil while none has reported any.
+  var usage: ResourceUsage?
   var timeoutTimer: TimerID?
   /// When the time limit falls due, on the clock, while its timer is set.
   var timeoutDeadline: Double?

@@ -56,7 +56,7 @@ extension BackendReport {
   /// The work the report is about.
   var work: WorkKey? {
     switch self {
-    case .output(let work, _, _), .exited(let work, _, _), .began(let work, _), .endedUnstarted(let work, _): work
+    case .output(let work, _, _), .exited(let work, _, _, _), .began(let work, _), .endedUnstarted(let work, _): work
     }
   }
 }

@@ -99,11 +99,11 @@ extension RunDriver {
       endedUnstarted(work, reason: reason)
     case .output(let work, let stream, let text):
       publish(.output(job: work.job, stream: stream, text: text))
-    case .exited(let work, _, let termination):
+    case .exited(let work, _, let termination, let used):
       attempts.noteSomethingEnded()
       switch work.purpose {
       case .attempt(let number):
-        guard let ended = attempts.commandExited(work.job, attempt: number, termination) else { return }
+        guard let ended = attempts.commandExited(work.job, attempt: number, termination, using: used) else { return }
         endAttempt(ended, of: work.job)
       case .completion:
         attempts.completionExited(work.job)
@@ -116,6 +116,7 @@ extension RunDriver {
   /// once the outputs are looked at when files decide.
   private func endAttempt(_ attempt: RunningAttempt, of job: JobID) {
     if let timer = attempt.timeoutTimer { clock.cancelTimer(timer) }
+    resourceUse.attemptEnded(job, using: attempt.usage)
     if awaitsOutputs(of: job, attempt: attempt.attempt, termination: attempt.termination) { return }
     finishAttempt(
       of: job, attempt.termination, succeeded: attempt.termination.isSuccess, outOfMemory: attempt.outOfMemory)

@@ -33,6 +33,8 @@ public final class RunDriver {
   var lifecycle = RunLifecycle()
   /// What the run has running on the backend, by job.
   var attempts: AttemptTable
+  /// What each job's attempts used, for the transitions that carry it.
+  var resourceUse: UsageTable
   /// On a backend handed the whole run up front: what it has not yet been seen to begin.
   var cluster: ClusterWaiting?
   /// On such a backend: which attempt of each job it was handed, and which jobs wait.
@@ -64,6 +66,7 @@ public final class RunDriver {
     let startTime = clock.now()
     self.startTime = startTime
     attempts = AttemptTable(jobs: graph.jobs.count)
+    resourceUse = UsageTable(jobs: graph.jobs.count)
     cluster = ClusterWaiting(backend: backend, jobs: graph.jobs.count)
     if cluster != nil { submissions = ClusterSubmissions(graph) }
     if let fileTracking, plan.tracksFiles {
@@ -260,6 +263,7 @@ public final class RunDriver {
     } else if transition.to != .executing, let ending = endingAttempt, ending.job == transition.job {
       transition.termination = ending.termination
     }
+    transition.usage = resourceUse.usage(for: transition)
     files?.annotate(&transition)
     bus.deliver(RunEvent(time: event.time, .transition(transition)))
     // Its record is written now (the journal observes first): another run may decide it.
