@@ -56,7 +56,13 @@ extension QueueEngine {
       ledger!.waitingSince[job] = now
       ledger!.waiting.append(job)
       let takesReservation = ledger!.reserved.map { reservationOrder(of: job) < reservationOrder(of: $0) } ?? true
-      if takesReservation { ledger!.reserved = job }
+      if takesReservation {
+        let wasHeldByAnother = ledger!.reserved != nil
+        ledger!.reserved = job
+        // Refused for the old holder's sake, it may fit now that the reservation is its own;
+        // parked, nothing would look at it again before a running job ends, and none may run.
+        if wasHeldByAnother && mayStartNow(job, budget: budget) { return false }
+      }
     }
     ledger!.isParked[job] = true
     return true
@@ -162,6 +168,9 @@ extension QueueEngine {
     if let index = ledger!.waiting.firstIndex(of: job) { ledger!.waiting.remove(at: index) }
     guard ledger!.reserved == job else { return }
     ledger!.reserved = ledger!.waiting.min { reservationOrder(of: $0) < reservationOrder(of: $1) }
+    // Jobs refused for the old reservation's sake may fit now: nothing else would look at
+    // them again before a running job ends, and there may be none.
+    unparkWhatFits()
   }
 
   /// Puts a parked job back in its queue (it was cancelled or re-prioritised); true when it

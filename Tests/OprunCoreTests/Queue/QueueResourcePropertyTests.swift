@@ -19,6 +19,16 @@ import Testing
   }
 }
 
+extension QueueResourcePropertyTests {
+  /// A run that once hung: a job refused for the reserved job's sake took the reservation
+  /// from it at the same clock time, and was parked with nothing running to wake it.
+  @Test func aJobThatTakesTheReservationStartsWhenItFits() {
+    var random = SeededGenerator(seed: 6_185_878_700_258_154_153)
+    var simulation = BudgetSimulation(jobCount: 31, random: &random)
+    #expect(simulation.run(&random).isEmpty)
+  }
+}
+
 /// A clocked fake executor: each started attempt ends after its own duration, the earliest
 /// first, so that the engine's backfill reads the same clock the jobs end by.
 struct BudgetSimulation {
