@@ -21,7 +21,7 @@ import Testing
     ("oprun ctl cancel nosuch; echo exit=$?", "the same run"),
     ("oprun ctl priority gate low; echo exit=$?", "the same run"),
     ("oprun ctl continue gate; oprun ctl resume net", "the same run"),
-    (".build/release/oprun log jobs/resume.yaml 20261125T005342-4116-2", "names a run of the machine it was shown on"),
+    (".build/release/oprun log jobs/resume.yaml 20261128T150428-688-2", "names a run of the machine it was shown on"),
     ("oprun --backend slurm -k jobs/slurm.yaml", "needs a Slurm cluster"),
     ("squeue --states=all --format='%i %j %T %r'", "needs a Slurm cluster"),
     ("sudo scripts/slurm-cluster.sh install && sudo scripts/slurm-cluster.sh up", "installs Slurm"),

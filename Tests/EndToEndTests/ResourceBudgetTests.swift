@@ -113,7 +113,7 @@ import Testing
 
     #expect(run.status == 2)
     #expect(run.stderr.contains("jobs.yaml:4:23: error: job 'wide' needs 3 CPUs, more than --budget of 2 CPUs"))
-    #expect(run.stderr.contains("jobs.yaml:4:34: error: job 'wide' needs 2 GiB of memory, more than --budget of 1 GiB"))
+    #expect(run.stderr.contains("jobs.yaml:4:34: error: job 'wide' needs 2.0 GB of memory, more than --budget of 1.0 GB"))
     #expect(!folder.exists("ran"))
     let malformed = try runOprun(runArguments(["--budget", "cpus=2,memory=2 GB"]), in: folder)
     #expect(malformed.status == 2)

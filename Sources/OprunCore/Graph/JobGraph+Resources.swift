@@ -30,8 +30,8 @@ extension JobNode {
     }
     if let memory = resources.memory, let limit = budget.memory, memory.value > limit {
       let message =
-        "job '\(name)' needs \(ByteSize.describe(memory.value)) of memory, more than \(budgetNamed) of "
-        + "\(ByteSize.describe(limit)): it could never start"
+        "job '\(name)' needs \(MemoryText.text(bytes: memory.value)) of memory, more than \(budgetNamed) of "
+        + "\(MemoryText.text(bytes: limit)): it could never start"
       problems.append(Diagnostic(at: memory.location, message))
     }
     return problems

@@ -40,7 +40,7 @@ public struct ResourceNeeds: Sendable, Equatable, Hashable {
 
   /// `4 CPUs and 2 GiB`, `1 CPU`, `512 MiB`: the declared amounts as a person reads them.
   public var description: String {
-    let parts = [cpus.map { counted($0, "CPU") }, memory.map(ByteSize.describe)].compactMap { $0 }
+    let parts = [cpus.map { counted($0, "CPU") }, memory.map { MemoryText.text(bytes: $0) }].compactMap { $0 }
     return parts.isEmpty ? "nothing" : parts.joined(separator: " and ")
   }
 }
@@ -62,7 +62,7 @@ public struct ResourceBudget: Sendable, Equatable, Hashable {
   }
 
   /// `cpus=8,memory=16 GiB`: as `--budget` and `ctl budget` write it, sizes made readable.
-  public var description: String { "cpus=\(cpus),memory=\(ByteSize.describe(memory))" }
+  public var description: String { "cpus=\(cpus),memory=\(MemoryText.text(bytes: memory))" }
 
   /// The parts of `needs` this budget cannot hold even when nothing else runs, as a
   /// person reads them (`4 CPUs`, `6 GiB`); empty when it fits.
@@ -70,7 +70,7 @@ public struct ResourceBudget: Sendable, Equatable, Hashable {
     var parts: [String] = []
     if let cpus = needs.cpus, cpus > self.cpus { parts.append("\(counted(cpus, "CPU")) (budget \(self.cpus))") }
     if let memory = needs.memory, memory > self.memory {
-      parts.append("\(ByteSize.describe(memory)) of memory (budget \(ByteSize.describe(self.memory)))")
+      parts.append("\(MemoryText.text(bytes: memory)) of memory (budget \(MemoryText.text(bytes: self.memory)))")
     }
     return parts
   }

@@ -70,7 +70,7 @@ public final class HumanReporter: RunObserver {
     case .limit(let queue, let maxConcurrent):
       showLine(at: event.time, "limit", queueName(queue), "max-concurrent \(maxConcurrent)")
     case .budget(let cpus, let memory):
-      showLine(at: event.time, "budget", "run", "\(counted(cpus, "CPU")), \(ByteSize.describe(memory)) of memory")
+      showLine(at: event.time, "budget", "run", "\(counted(cpus, "CPU")), \(MemoryText.text(bytes: memory)) of memory")
     case .priority(let job, let priority):
       showLine(at: event.time, "priority", jobName(job), priority.word)
     case .control(let command, let args, let ok, _, _, let error):
@@ -136,7 +136,7 @@ public final class HumanReporter: RunObserver {
       if !transition.missingOutputs.isEmpty {
         ending += ", " + TimelineFormatter.missingOutputsText(transition.missingOutputs)
       }
-      if let memory = transition.retryMemory { ending += "; its memory doubled to \(ByteSize.describe(memory))" }
+      if let memory = transition.retryMemory { ending += "; its memory doubled to \(MemoryText.text(bytes: memory))" }
       showLine(at: time, "ready", name, "retrying: attempt \(transition.attempt - 1) ended with \(ending)")
     case .ready:
       // Under --resume, each job says what was decided for it. A job whose files decide is

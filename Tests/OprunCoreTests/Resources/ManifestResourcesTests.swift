@@ -78,7 +78,7 @@ import Testing
       """
     #expect(
       messages(yaml) == [
-        "jobs.yaml:2:32: error: job 'test' needs 3 GiB of memory, more than the budget of 2 GiB: it could never start",
+        "jobs.yaml:2:32: error: job 'test' needs 3.0 GB of memory, more than the budget of 2.0 GB: it could never start",
         "jobs.yaml:4:40: error: job 'test' needs 6 CPUs, more than the budget of 4 CPUs: it could never start",
       ])
   }
@@ -102,9 +102,9 @@ import Testing
   }
 
   @Test func sizesAreReadAsAPersonWritesThem() {
-    #expect(ByteSize.describe(512 << 20) == "512 MiB")
-    #expect(ByteSize.describe(3 << 29) == "1.5 GiB")
-    #expect(ByteSize.describe(100) == "100 bytes")
+    #expect(MemoryText.text(bytes: 512 << 20) == "512 MB")
+    #expect(MemoryText.text(bytes: 3 << 29) == "1.5 GB")
+    #expect(MemoryText.text(bytes: 100) == "100 B")
     #expect(ByteSize.written(3 << 29) == "1536M")
     #expect(ByteSize.written(2 << 30) == "2G")
   }

@@ -41,14 +41,6 @@ public enum ByteSize {
     }
   }
 
-  /// `512 MiB`, `1.5 GiB`, `800 KiB`, `100 bytes`: one decimal at most, as a person reads it.
-  public static func describe(_ bytes: Int) -> String {
-    let units: [(size: Int, name: String)] = [(1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")]
-    guard let unit = units.first(where: { bytes >= $0.size }) else { return counted(bytes, "byte") }
-    let tenths = Int((Double(bytes) / Double(unit.size) * 10).rounded())
-    return tenths % 10 == 0 ? "\(tenths / 10) \(unit.name)" : "\(tenths / 10).\(tenths % 10) \(unit.name)"
-  }
-
   /// `2G`, `1536M`, `100`: the shortest whole number of a unit that is exactly `bytes`, as
   /// `--budget` and Slurm's `--mem` read it.
   public static func written(_ bytes: Int) -> String {
