@@ -8,14 +8,6 @@ import Testing
     try ManifestLoader.graph(from: SourceText(path: path, text: yaml), defaultMaxConcurrent: defaultMaxConcurrent).get()
   }
 
-  private func messages(_ yaml: String) -> [String] {
-    guard
-      case .failure(let errors) = ManifestLoader.graph(
-        from: SourceText(path: "jobs.yaml", text: yaml), defaultMaxConcurrent: 1)
-    else { return [] }
-    return errors.diagnostics.map(\.description)
-  }
-
   private func dependencies(_ graph: JobGraph) -> [String: [String]] {
     Dictionary(uniqueKeysWithValues: graph.jobs.map { job in (job.name, job.dependencies.map { graph.jobs[$0].name }) })
   }
@@ -186,7 +178,7 @@ import Testing
 
   @Test func everyCycleOfATangleIsListedOnceStartingAtItsEarliestJob() {
     #expect(
-      messages(
+      manifestMessages(
         """
         jobs:
           a: {command: x, dependencies: [b, c]}
@@ -206,14 +198,14 @@ import Testing
     let jobs = names.map { name in
       "  \(name): {command: x, dependencies: [\(names.filter { $0 != name }.joined(separator: ", "))]}"
     }
-    let found = messages("jobs:\n" + jobs.joined(separator: "\n"))
+    let found = manifestMessages("jobs:\n" + jobs.joined(separator: "\n"))
     #expect(found.filter { $0.contains("error: dependency cycle: ") }.count == 10)
     #expect(found.last == "jobs.yaml:13:3: error: job 'j11' is part of further dependency cycles (not all are listed)")
   }
 
   @Test func decodingAndGraphProblemsAreReportedInOnePass() {
     #expect(
-      messages(
+      manifestMessages(
         """
         jobs:
           a: {command: x, priority: urgent, dependencies: [b]}

@@ -8,14 +8,6 @@ import Testing
     try ManifestLoader.graph(from: SourceText(path: "jobs.yaml", text: yaml), defaultMaxConcurrent: 4).get()
   }
 
-  private func messages(_ yaml: String) -> [String] {
-    guard
-      case .failure(let errors) = ManifestLoader.graph(
-        from: SourceText(path: "jobs.yaml", text: yaml), defaultMaxConcurrent: 1)
-    else { return [] }
-    return errors.diagnostics.map(\.description)
-  }
-
   @Test(arguments: [
     ("512M", 512 << 20), ("2G", 2 << 30), ("1.5G", 3 << 29), ("800K", 800 << 10), ("1T", 1 << 40),
     ("4096", 4096), ("2Gi", 2 << 30), ("512m", 512 << 20), ("'1G'", 1 << 30),
@@ -30,7 +22,7 @@ import Testing
     let yaml = "jobs:\n  a:\n    command: x\n    resources: {memory: \(text)}\n"
     let written = text.hasPrefix("'") ? "" : text
     #expect(
-      messages(yaml) == [
+      manifestMessages(yaml) == [
         "jobs.yaml:4:25: error: memory must be a size like 512M, 2G, 1.5G or a number of bytes, found '\(written)'"
       ])
   }
@@ -39,7 +31,7 @@ import Testing
   func cpusThatAreNotAPositiveWholeNumberAreReportedAtTheValue(text: String) {
     let yaml = "jobs:\n  a:\n    command: x\n    resources: {cpus: \(text)}\n"
     #expect(
-      messages(yaml) == ["jobs.yaml:4:23: error: cpus must be a positive whole number like 1, 2 or 8, found '\(text)'"])
+      manifestMessages(yaml) == ["jobs.yaml:4:23: error: cpus must be a positive whole number like 1, 2 or 8, found '\(text)'"])
   }
 
   @Test func aJobOverridesItsQueueWhichOverridesDefaultsOneKeyAtATime() throws {
@@ -77,7 +69,7 @@ import Testing
         link: {command: x, resources: {cpus: 1, memory: 1G}}
       """
     #expect(
-      messages(yaml) == [
+      manifestMessages(yaml) == [
         "jobs.yaml:2:32: error: job 'test' needs 3.0 GB of memory, more than the budget of 2.0 GB: it could never start",
         "jobs.yaml:4:40: error: job 'test' needs 6 CPUs, more than the budget of 4 CPUs: it could never start",
       ])
@@ -86,7 +78,7 @@ import Testing
   @Test func aMisspeltResourceKeyIsAnsweredWithTheKeyMeant() {
     let yaml = "budget: {cpu: 4}\njobs: {a: {command: x, resources: {mem: 1G}}}\n"
     #expect(
-      messages(yaml) == [
+      manifestMessages(yaml) == [
         "jobs.yaml:1:10: error: unknown key 'cpu' in 'budget' (did you mean 'cpus'?)",
         "jobs.yaml:2:36: error: unknown key 'mem' in 'resources' of job 'a' (did you mean 'memory'?)",
       ])
