@@ -21,7 +21,10 @@ import Testing
     let handles = try backend.start(order).map { try $0.get() }
     let (paused, other) = (handles[0], handles[1])
     defer {
-      backend.signalEverything(.kill)
+      // Its own two only: "everything" is every child group of this process, and other
+      // tests running beside this one have theirs.
+      backend.signal(paused, .kill)
+      backend.signal(other, .kill)
       runLoop(loop) { exited == 2 }
     }
 
