@@ -253,7 +253,7 @@ final class RunSession {
 
   private func openSink(_ path: String, standardOutput: Bool, _ output: OutputFlow) -> OutputSink? {
     if standardOutput { return output.sink(fileDescriptor: STDOUT_FILENO, lineBuffered: true) }
-    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (configuration.appendsToOutputFiles ? O_APPEND : O_TRUNC), 0o644)
     return fd < 0 ? nil : output.sink(fileDescriptor: fd, path: path, lineBuffered: true)
   }
 
