@@ -15,11 +15,21 @@ import Testing
         outputs: [out.txt]
     """
 
-  private func startWatching(_ folder: Scratch, _ extra: [String] = []) throws -> OprunProcess {
-    try folder.write("jobs.yaml", Self.site)
+  /// `site` with a server that never exits, started after each build.
+  static let served = site + """
+
+      serve:
+        command: echo serve >> log; exec sleep 1000
+        dependencies: [build]
+    """
+
+  private func startWatching(
+    _ folder: Scratch, manifest: String = site, target: String = "build"
+  ) throws -> OprunProcess {
+    try folder.write("jobs.yaml", manifest)
     try FileManager.default.createDirectory(atPath: folder.path("src"), withIntermediateDirectories: true)
     try folder.write("src/a.txt", "a\n")
-    return try OprunProcess(["--watch", "--events", "events.ndjson"] + extra + ["jobs.yaml", "build"], in: folder)
+    return try OprunProcess(["--watch", "--events", "events.ndjson", "jobs.yaml", target], in: folder)
   }
 
   /// Waits until oprun has said `count` times that it watches (after each run).
@@ -93,6 +103,27 @@ import Testing
     #expect(ranJobs(folder) == ["setup", "build", "rebuilt"], "the fixed manifest's command ran")
     oprun.send(SIGINT)
     #expect(oprun.wait().signal == SIGINT)
+  }
+
+  @Test func anEditDuringTheCycleRestartsTheServerThatDependsOnTheBuild() throws {
+    let folder = try Scratch()
+    let oprun = try startWatching(folder, manifest: Self.served, target: "serve")
+    let events = folder.path("events.ndjson")
+    try waitUntil("serve runs") { EventLog(path: events).pids(of: "serve").count == 1 }
+    let firstServer = EventLog(path: events).pids(of: "serve")[0]
+    try folder.write("src/a.txt", "edited\n")
+    try waitUntil("serve runs again") { EventLog(path: events).transitions(of: "serve", to: "executing").count == 2 }
+    let log = EventLog(path: events)
+    #expect(log.cancelReason(of: "serve") == "changed")
+    #expect(kill(firstServer, 0) == -1 && errno == ESRCH, "the old server is gone")
+    #expect(log.named("run-started").count == 2, "the cycle the change ended, then the next")
+    #expect(ranJobs(folder) == ["setup", "build", "serve", "build", "serve"])
+    #expect(folder.read("out.txt") == "edited\n")
+    let secondServer = try #require(
+      (log.transitions(of: "serve", to: "executing").last?["pids"] as? [NSNumber])?.first?.int32Value)
+    oprun.send(SIGINT)
+    #expect(oprun.wait().signal == SIGINT)
+    #expect(kill(secondServer, 0) == -1 && errno == ESRCH, "nothing is left running")
   }
 
   @Test func ctrlCWhileWaitingEndsWith130() throws {

@@ -17,6 +17,9 @@ final class RunSession {
   private var indexIsDueForPruning = false
 
   var graph: JobGraph { plan.graph }
+  /// Called once the run has begun, with its loop and driver: what else the run's loop is to
+  /// serve (the watcher of `--watch`), steering the run only through the driver's `apply`.
+  var whileRunning: ((EventLoop, RunDriver) -> Void)?
 
   init(plan: RunPlan, configuration: RunConfiguration, hasher: FileHasher?) {
     self.plan = plan
@@ -90,6 +93,7 @@ final class RunSession {
     // After the first jobs are spawned: removing old journals and the index's entries of them
     // reads and stats files, which the jobs need not wait for.
     if journal != nil, let created = try? newJournal?.get() { pruneJournals(keeping: created.file) }
+    whileRunning?(loop, driver)
     if human.options.statusLineColumns != nil { refreshStatusLine(of: human, driver: driver, terminal: humanFD) }
     loop.run { driver.isFinished }
     control?.stopListening()

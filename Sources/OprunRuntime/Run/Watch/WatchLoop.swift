@@ -24,15 +24,25 @@ final class WatchLoop {
     var prepared = first
     watch()
     while true {
-      _ = RunSession(plan: prepared.plan, configuration: configuration, hasher: prepared.hasher).run()
+      let session = RunSession(plan: prepared.plan, configuration: configuration, hasher: prepared.hasher)
+      var changedDuringCycle: [String] = []
+      session.whileRunning = { [unowned self] loop, driver in
+        watchDuringCycle(on: loop, graph: prepared.plan.graph) { changed in
+          changedDuringCycle += changed
+          driver.apply(.cancelChanged(self.files.jobs(reading: changed, in: prepared.plan.graph)))
+        }
+      }
+      // A cycle's status is its own: one ended by a change, or failed, is no end of watching.
+      _ = session.run()
+      watcher.stopServing()
       // Later cycles add to the event stream rather than replace it, and a job that declares
       // neither inputs nor outputs runs again only when a dependency's result changed, as
       // `--resume` decides (`--force` aside, which runs every job each time).
       configuration.appendsToOutputFiles = true
       configuration.resume = true
+      var changed = changedDuringCycle
       while true {
-        let changed = waitForChanges()
-        RunCommandLine.writeAll(2, "oprun: changed: \(describe(changed))\n")
+        if changed.isEmpty { changed = waitForChanges() }
         switch RunPlan.prepare(configuration) {
         case .success(let next):
           prepared = next
@@ -41,9 +51,34 @@ final class WatchLoop {
         case .failure(let message):
           // The manifest has errors: said, and the next change is waited for.
           RunCommandLine.writeAll(2, message)
+          changed = []
           continue
         }
         break
+      }
+    }
+  }
+
+  /// Serves the watcher on a running cycle's `loop`: once changes are quiet for the delay, the
+  /// paths whose content differs go to `onChange`, which cancels what they make stale.
+  private func watchDuringCycle(on loop: EventLoop, graph: JobGraph, onChange: @escaping ([String]) -> Void) {
+    var debounce = ChangeDebounce(delay: delay)
+    var timer: TimerID?
+    watcher.serve(on: loop) { [unowned self] notice in
+      let paths: [String]
+      switch notice {
+      case .changed(let named): paths = named.filter { files.counts($0) }
+      case .overflowed: paths = files.rescan()
+      }
+      guard !paths.isEmpty else { return }
+      debounce.note(paths, at: loop.now())
+      if let timer { loop.cancelTimer(timer) }
+      timer = loop.schedule(after: delay) { [unowned self] in
+        guard let batch = debounce.takeIfQuiet(at: loop.now()) else { return }
+        let differing = files.changes(among: batch)
+        guard !differing.isEmpty else { return }
+        RunCommandLine.writeAll(2, "oprun: changed: \(describe(differing))\n")
+        onChange(differing)
       }
     }
   }
@@ -79,7 +114,9 @@ final class WatchLoop {
       timer = loop.schedule(after: delay) { [unowned self] in
         guard let batch = debounce.takeIfQuiet(at: loop.now()) else { return }
         let differing = files.changes(among: batch)
-        if !differing.isEmpty { changed = differing }
+        guard !differing.isEmpty else { return }
+        RunCommandLine.writeAll(2, "oprun: changed: \(describe(differing))\n")
+        changed = differing
       }
     }
     func noteRescan() {

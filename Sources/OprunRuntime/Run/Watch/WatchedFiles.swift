@@ -9,26 +9,53 @@ struct WatchedFiles {
   private(set) var trees: [String] = []
   /// Files named by a pattern without wildcards, and the manifest: their folder is watched alone.
   private(set) var files: Set<String> = []
+  /// The manifest's absolute path.
+  let manifest: String
+  /// Each job's trees and single files.
+  private var rootsOfJob: [JobID: [String]] = [:]
+  /// Outputs named without wildcards: what the run's own jobs write, which is no change to watch.
+  private var outputs: Set<String> = []
   /// Each file's content digest when last looked at; invariant: only paths `counts` accepts.
   private var known: [String: String] = [:]
 
   /// The roots of `graph`'s jobs' inputs, and `manifestPath`.
   init(graph: JobGraph, manifestPath: String) {
-    files.insert(AbsolutePath.of(manifestPath))
+    manifest = AbsolutePath.of(manifestPath)
+    files.insert(manifest)
     for job in graph.jobs {
       let folder = AbsolutePath.of(job.cwd ?? graph.manifestFolder)
       for pattern in job.inputs where !pattern.isExclusion {
-        let prefix = pattern.literalPrefix
-        let joined = prefix.folder.filter { !$0.isEmpty }.joined(separator: "/")
-        let base = pattern.isAbsolute ? "/" + joined : (joined.isEmpty ? folder : folder + "/" + joined)
-        if prefix.rest.isEmpty && !Self.isFolder(base) && !pattern.namesFolder {
+        let base = Self.root(of: pattern, in: folder)
+        rootsOfJob[job.id, default: []].append(base)
+        if pattern.literalPrefix.rest.isEmpty && !Self.isFolder(base) && !pattern.namesFolder {
           files.insert(base)
         } else {
           trees.append(base)
         }
       }
+      for pattern in job.outputs where !pattern.isExclusion && pattern.literalPrefix.rest.isEmpty {
+        outputs.insert(Self.root(of: pattern, in: folder))
+      }
     }
     trees = Array(Set(trees)).sorted()
+  }
+
+  /// The folder a pattern's walk starts from, or the path it names when it has no wildcard.
+  private static func root(of pattern: PathPattern, in folder: String) -> String {
+    let joined = pattern.literalPrefix.folder.filter { !$0.isEmpty }.joined(separator: "/")
+    return pattern.isAbsolute ? "/" + joined : (joined.isEmpty ? folder : folder + "/" + joined)
+  }
+
+  /// The jobs that read one of `paths` (every job when the manifest is among them).
+  func jobs(reading paths: [String], in graph: JobGraph) -> [JobID] {
+    if paths.contains(manifest) { return graph.jobs.map(\.id) }
+    return rootsOfJob.compactMap { job, roots in
+      paths.contains { path in Self.isUnder(path, anyOf: roots) } ? job : nil
+    }.sorted()
+  }
+
+  private static func isUnder(_ path: String, anyOf roots: some Sequence<String>) -> Bool {
+    roots.contains { path == $0 || path.hasPrefix($0 + "/") }
   }
 
   /// The folders to watch alone (not their subfolders): those of the single files, and the
@@ -46,8 +73,9 @@ struct WatchedFiles {
   /// Whether a change at `path` may concern a job or the manifest: never anything in `.oprun/`.
   func counts(_ path: String) -> Bool {
     if path.contains("/.oprun/") || path.hasSuffix("/.oprun") { return false }
+    if Self.isUnder(path, anyOf: outputs) { return false }
     if files.contains(path) { return true }
-    return trees.contains { path == $0 || path.hasPrefix($0 + "/") }
+    return Self.isUnder(path, anyOf: trees)
   }
 
   /// Looks at every file under the trees and the single files now, as they are.
