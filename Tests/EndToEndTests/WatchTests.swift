@@ -64,7 +64,11 @@ import Testing
     #expect(ranJobs(folder) == ["setup", "build", "build"], "setup declares nothing and its dependency did not run")
     #expect(changedLines(oprun) == ["oprun: changed: src/b.txt"], "the same-content save is no change")
     #expect(folder.read("out.txt") == "a\nb\n")
-    #expect(EventLog(path: folder.path("events.ndjson")).named("run-started").count == 2, "each cycle is a run")
+    let log = EventLog(path: folder.path("events.ndjson"))
+    #expect(log.named("run-started").count == 2, "each cycle is a run")
+    #expect(log.named("watch-changed").map { $0["paths"] as? [String] } == [["src/b.txt"]])
+    #expect(log.named("watch-changed").first?["count"] as? Int == 1)
+    #expect(log.named("watch-waiting").first?["files"] as? Int == 2, "src/a.txt and the manifest")
     oprun.send(SIGINT)
     #expect(oprun.wait().signal == SIGINT)
   }

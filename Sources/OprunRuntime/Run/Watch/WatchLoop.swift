@@ -9,12 +9,14 @@ final class WatchLoop {
   private let delay: Double
   private let watcher: FileWatcher
   private var files: WatchedFiles
+  private let events: WatchEvents
   /// The one warning of the kernel's watch limit has been given.
   private var warnedOfLimit = false
 
   init(configuration: RunConfiguration, graph: JobGraph, delay: Double) throws(SystemError) {
     self.configuration = configuration
     self.delay = delay
+    events = WatchEvents(path: configuration.eventsPath)
     watcher = try FileWatcher()
     files = WatchedFiles(graph: graph, manifestPath: configuration.manifestPath)
   }
@@ -116,6 +118,7 @@ final class WatchLoop {
         let differing = files.changes(among: batch)
         guard !differing.isEmpty else { return }
         RunCommandLine.writeAll(2, "oprun: changed: \(describe(differing))\n")
+        events.changed(differing, relativeTo: manifestFolder)
         changed = differing
       }
     }
@@ -133,6 +136,7 @@ final class WatchLoop {
       }
     }
     if watcher.limitReached { poll(on: loop, noteRescan) }
+    events.waiting(files: files.fileCount)
     RunCommandLine.writeAll(2, "oprun: watching \(counted(files.fileCount, "file")) (Ctrl-C ends)\n")
     loop.run { changed != nil }
     watcher.stopServing()
@@ -150,8 +154,10 @@ final class WatchLoop {
   }
 
   /// The first paths that changed (relative to the manifest's folder when under it), and how many more.
+  private var manifestFolder: String { AbsolutePath.of(PathParts.folder(of: configuration.manifestPath)) }
+
   private func describe(_ paths: [String]) -> String {
-    let folder = AbsolutePath.of(PathParts.folder(of: configuration.manifestPath)) + "/"
+    let folder = manifestFolder + "/"
     let shown = paths.prefix(3).map { $0.hasPrefix(folder) ? String($0.dropFirst(folder.count)) : $0 }
       .joined(separator: ", ")
     return paths.count > 3 ? shown + " and \(paths.count - 3) more" : shown
