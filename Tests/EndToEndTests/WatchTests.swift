@@ -119,6 +119,7 @@ import Testing
     try waitUntil("serve runs again") { EventLog(path: events).transitions(of: "serve", to: "executing").count == 2 }
     let log = EventLog(path: events)
     #expect(log.cancelReason(of: "serve") == "changed")
+    #expect(log.named("run-finished").first?["exit_code"] as? Int == 0, "a cycle a change ended is no failure")
     #expect(kill(firstServer, 0) == -1 && errno == ESRCH, "the old server is gone")
     #expect(log.named("run-started").count == 2, "the cycle the change ended, then the next")
     #expect(ranJobs(folder) == ["setup", "build", "serve", "build", "serve"])
