@@ -24,12 +24,12 @@ import Testing
     """
 
   private func startWatching(
-    _ folder: Scratch, manifest: String = site, target: String = "build"
+    _ folder: Scratch, manifest: String = site, target: String = "build", _ extra: [String] = []
   ) throws -> OprunProcess {
     try folder.write("jobs.yaml", manifest)
     try FileManager.default.createDirectory(atPath: folder.path("src"), withIntermediateDirectories: true)
     try folder.write("src/a.txt", "a\n")
-    return try OprunProcess(["--watch", "--events", "events.ndjson", "jobs.yaml", target], in: folder)
+    return try OprunProcess(["--watch", "--events", "events.ndjson"] + extra + ["jobs.yaml", target], in: folder)
   }
 
   /// Waits until oprun has said `count` times that it watches (after each run).
@@ -129,6 +129,29 @@ import Testing
     oprun.send(SIGINT)
     #expect(oprun.wait().signal == SIGINT)
     #expect(kill(secondServer, 0) == -1 && errno == ESRCH, "nothing is left running")
+  }
+
+  @Test func aThousandEditsAtOnceStartOneOrTwoCyclesAndTheLastSeesEveryEdit() throws {
+    let folder = try Scratch()
+    // A delay no burst of writes pauses for, on a machine as loaded as it may be.
+    let oprun = try startWatching(folder, ["--watch-delay", "1000"])
+    try waitForWatching(oprun, times: 1)
+    for index in 0..<1000 {
+      _ = FileManager.default.createFile(atPath: folder.path("src/f\(index).txt"), contents: Data("\(index)\n".utf8))
+    }
+    let events = folder.path("events.ndjson")
+    try waitUntil("a cycle has built every edit and watching goes on") {
+      (folder.read("out.txt")?.split(separator: "\n").count ?? 0) == 1001
+        && EventLog(path: events).events.last?["event"] as? String == "watch-waiting"
+    }
+    let cycles = EventLog(path: events).named("run-started").count - 1
+    #expect((1...2).contains(cycles), "\(cycles) cycles")
+    if cycles == 1 {
+      #expect(EventLog(path: events).named("watch-changed").first?["count"] as? Int == 1000)
+      #expect(EventLog(path: events).named("watch-changed").first?["paths"] as? [String] == (0..<100).map { "src/f\($0).txt" })
+    }
+    oprun.send(SIGINT)
+    #expect(oprun.wait().signal == SIGINT)
   }
 
   @Test func ctrlCWhileWaitingEndsWith130() throws {
