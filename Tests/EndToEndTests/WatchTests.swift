@@ -16,12 +16,13 @@ import Testing
     """
 
   /// `site` with a server that never exits, started after each build.
-  static let served = site + """
+  static let served =
+    site + """
 
-      serve:
-        command: echo serve >> log; exec sleep 1000
-        dependencies: [build]
-    """
+        serve:
+          command: echo serve >> log; exec sleep 1000
+          dependencies: [build]
+      """
 
   private func startWatching(
     _ folder: Scratch, manifest: String = site, target: String = "build", _ extra: [String] = []
@@ -148,7 +149,9 @@ import Testing
     #expect((1...2).contains(cycles), "\(cycles) cycles")
     if cycles == 1 {
       #expect(EventLog(path: events).named("watch-changed").first?["count"] as? Int == 1000)
-      #expect(EventLog(path: events).named("watch-changed").first?["paths"] as? [String] == (0..<100).map { "src/f\($0).txt" })
+      #expect(
+        EventLog(path: events).named("watch-changed").first?["paths"] as? [String] == (0..<100).map { "src/f\($0).txt" }
+      )
     }
     oprun.send(SIGINT)
     #expect(oprun.wait().signal == SIGINT)
