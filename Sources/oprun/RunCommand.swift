@@ -120,7 +120,22 @@ struct Run: ParsableCommand {
       valueName: "ARG"))
   var slurmArg: [String] = []
 
+  @Flag(help: "After the run, run again each time a selected job's inputs or the manifest change, until Ctrl-C.")
+  var watch = false
+
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp("With --watch: milliseconds of quiet after a change before a run starts.", valueName: "MS"))
+  var watchDelay: Int?
+
   func validate() throws {
+    if let watchDelay {
+      guard watch else { throw ValidationError("--watch-delay says how long --watch waits: give --watch too") }
+      guard watchDelay >= 0 else {
+        throw ValidationError("invalid value '\(watchDelay)' for --watch-delay: a number of milliseconds, 0 or more")
+      }
+    }
+    if watch && dryRun { throw ValidationError("--watch and --dry-run exclude each other") }
     if keepGoing && failFast { throw ValidationError("--keep-going and --fail-fast exclude each other") }
     if quiet && verbose { throw ValidationError("--quiet and --verbose exclude each other") }
     if let maxConcurrent, maxConcurrent < 1 {
@@ -178,6 +193,7 @@ struct Run: ParsableCommand {
     configuration.slurm.account = slurmAccount
     configuration.slurm.qos = try slurmQoSMap()
     configuration.slurm.extraArguments = slurmArg
+    if watch { configuration.watchDelay = Double(watchDelay ?? 100) / 1000 }
     throw ExitCode(RunCommandLine.execute(configuration))
   }
 

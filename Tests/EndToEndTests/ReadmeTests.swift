@@ -12,6 +12,7 @@ import Testing
     ("make demo", "builds the release binary"),
     ("make test", "is the test suite itself"),
     ("make test-slurm", "needs a Slurm cluster"),
+    ("oprun --watch jobs/watch.yaml serve", "watches until Ctrl-C, which WatchTests send"),
     ("oprun ctl status", "needs a run of jobs/steer.yaml in progress in another terminal"),
     ("oprun ctl cancel lint", "the same run"),
     ("oprun ctl priority fetch-d high", "the same run"),

@@ -45,6 +45,8 @@ public enum CancelReason: String, Sendable, CaseIterable {
   case failurePolicy = "failure-policy"
   case timeout
   case control
+  /// Under `--watch`, its inputs, or a dependency's, changed while it was in the cycle (SPEC §13).
+  case changed
 }
 
 /// How a job's process ended, as `waitpid` reports it.

@@ -4,10 +4,12 @@ extension QueueEngine {
   public var isDrained: Bool { finishedCount == graph.jobs.count }
 
   /// 0 when every job succeeded or was skipped by its `run-if`; 1 when any failed, timed
-  /// out or was cancelled. A run ended by a signal ends by that signal instead (the runtime's part).
+  /// out or was cancelled — but for a change under `--watch`, which ends a cycle without
+  /// failing it. A run ended by a signal ends by that signal instead (the runtime's part).
   public func exitStatus() -> Int32 {
     let failures = [Outcome.failed, .timedOut, .cancelled].reduce(0) { $0 + outcomeCounts[$1, default: 0] }
-    return failures == 0 ? ExitStatus.success : ExitStatus.failure
+    let cancelledByChange = graph.jobs.indices.count { outcomes[$0] == .cancelled && cancelReason[$0] == .changed }
+    return failures == cancelledByChange ? ExitStatus.success : ExitStatus.failure
   }
 
   /// Finished jobs per outcome; every outcome is present, zero when none.

@@ -21,7 +21,28 @@ public enum RunCommandLine {
       writeAll(1, plan.dryRunText(hasher: prepared.hasher, manifestPath: configuration.manifestPath))
       return ExitStatus.success
     }
+    if let delay = configuration.watchDelay { return watch(prepared, configuration: configuration, delay: delay) }
     return RunSession(plan: plan, configuration: configuration, hasher: prepared.hasher).run()
+  }
+
+  /// `--watch`: the first run, then a cycle after each change (SPEC §13); a usage error when
+  /// no selected job declares inputs, as nothing could start a cycle.
+  private static func watch(_ prepared: PreparedRun, configuration: RunConfiguration, delay: Double) -> Int32 {
+    let graph = prepared.plan.graph
+    guard graph.jobs.contains(where: { !$0.inputs.isEmpty }) else {
+      let jobs = configuration.targets.isEmpty ? "no job" : "no selected job"
+      writeAll(
+        2,
+        "oprun: error: --watch runs jobs again when their inputs change, but \(jobs) declares `inputs`: "
+          + "add `inputs: [...]` (the files a job reads) to a job, or select one that has them\n")
+      return ExitStatus.usage
+    }
+    do throws(SystemError) {
+      return try WatchLoop(configuration: configuration, graph: graph, delay: delay).run(first: prepared)
+    } catch {
+      writeAll(2, "oprun: error: --watch cannot watch files: \(error)\n")
+      return ExitStatus.failure
+    }
   }
 
   /// The manifest's validated graph, with `-j` and the named targets applied, or the text

@@ -42,6 +42,11 @@ public struct RunConfiguration: Sendable {
   public var arguments: [String] = []
   /// What reading the command line's words found to warn of before anything is read (`ManifestArguments`).
   public var argumentWarning: String?
+  /// `--watch-delay` in seconds under `--watch` (SPEC §13): run again after each change; nil
+  /// for one run.
+  public var watchDelay: Double?
+  /// The event stream and trace files are added to, not replaced: a later cycle of `--watch`.
+  var appendsToOutputFiles = false
 
   public init(manifestPath: String) {
     self.manifestPath = manifestPath

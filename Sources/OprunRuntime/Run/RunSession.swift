@@ -17,6 +17,9 @@ final class RunSession {
   private var indexIsDueForPruning = false
 
   var graph: JobGraph { plan.graph }
+  /// Called once the run has begun, with its loop and driver: what else the run's loop is to
+  /// serve (the watcher of `--watch`), steering the run only through the driver's `apply`.
+  var whileRunning: ((EventLoop, RunDriver) -> Void)?
 
   init(plan: RunPlan, configuration: RunConfiguration, hasher: FileHasher?) {
     self.plan = plan
@@ -90,6 +93,7 @@ final class RunSession {
     // After the first jobs are spawned: removing old journals and the index's entries of them
     // reads and stats files, which the jobs need not wait for.
     if journal != nil, let created = try? newJournal?.get() { pruneJournals(keeping: created.file) }
+    whileRunning?(loop, driver)
     if human.options.statusLineColumns != nil { refreshStatusLine(of: human, driver: driver, terminal: humanFD) }
     loop.run { driver.isFinished }
     control?.stopListening()
@@ -265,7 +269,7 @@ final class RunSession {
 
   private func openSink(_ path: String, standardOutput: Bool, _ output: OutputFlow) -> OutputSink? {
     if standardOutput { return output.sink(fileDescriptor: STDOUT_FILENO, lineBuffered: true) }
-    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (configuration.appendsToOutputFiles ? O_APPEND : O_TRUNC), 0o644)
     return fd < 0 ? nil : output.sink(fileDescriptor: fd, path: path, lineBuffered: true)
   }
 

@@ -21,6 +21,18 @@ extension RunDriver {
     }
   }
 
+  /// `jobs` and everything that depends on them are cancelled, Foundation's way (one
+  /// `cancel` each); a job already finished stays as it ended.
+  func cancelChanged(_ jobs: [JobID]) {
+    var stale = Set<JobID>()
+    var next = jobs
+    while let job = next.popLast() {
+      guard stale.insert(job).inserted else { continue }
+      next += graph.jobs[job].dependents
+    }
+    for job in stale.sorted() { _ = engine.cancel(job, reason: .changed) }
+  }
+
   /// Everything the run has running dies now, completions included, and no completion
   /// starts any more. Every queue is resumed (again), so that the cancelled jobs left in
   /// them drain and the run ends.

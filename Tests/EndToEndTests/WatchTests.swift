@@ -1,0 +1,178 @@
+import Foundation
+import Testing
+
+/// `--watch` (SPEC §13): runs again when a selected job's inputs change, only what they require.
+@Suite struct WatchTests {
+  /// `setup` declares nothing; `build` copies `src/` into `out.txt`; each appends its name to `log`.
+  static let site = """
+    jobs:
+      setup:
+        command: echo setup >> log
+      build:
+        command: cat src/*.txt > out.txt; echo build >> log
+        dependencies: [setup]
+        inputs: [src/]
+        outputs: [out.txt]
+    """
+
+  /// `site` with a server that never exits, started after each build.
+  static let served =
+    site + """
+
+        serve:
+          command: echo serve >> log; exec sleep 1000
+          dependencies: [build]
+      """
+
+  private func startWatching(
+    _ folder: Scratch, manifest: String = site, target: String = "build", _ extra: [String] = []
+  ) throws -> OprunProcess {
+    try folder.write("jobs.yaml", manifest)
+    try FileManager.default.createDirectory(atPath: folder.path("src"), withIntermediateDirectories: true)
+    try folder.write("src/a.txt", "a\n")
+    return try OprunProcess(["--watch", "--events", "events.ndjson"] + extra + ["jobs.yaml", target], in: folder)
+  }
+
+  /// Waits until oprun has said `count` times that it watches (after each run).
+  private func waitForWatching(_ oprun: OprunProcess, times count: Int) throws {
+    try waitUntil("oprun watching for the \(count). time") {
+      watchingLines(oprun).count >= count
+    }
+  }
+
+  private func watchingLines(_ oprun: OprunProcess) -> [Substring] {
+    let err = (try? String(contentsOfFile: oprun.stderrPath, encoding: .utf8)) ?? ""
+    return err.split(separator: "\n").filter { $0.hasPrefix("oprun: watching ") }
+  }
+
+  private func changedLines(_ oprun: OprunProcess) -> [String] {
+    let err = (try? String(contentsOfFile: oprun.stderrPath, encoding: .utf8)) ?? ""
+    return err.split(separator: "\n").filter { $0.hasPrefix("oprun: changed: ") }.map(String.init)
+  }
+
+  private func ranJobs(_ folder: Scratch) -> [String] {
+    (folder.read("log") ?? "").split(separator: "\n").map(String.init)
+  }
+
+  @Test func anEditRunsTheJobAgainButNotTheSetupBeforeItAndASameContentSaveStartsNothing() throws {
+    let folder = try Scratch()
+    let oprun = try startWatching(folder)
+    try waitForWatching(oprun, times: 1)
+    #expect(ranJobs(folder) == ["setup", "build"])
+    try folder.write("src/a.txt", "a\n")  // the same content: no cycle
+    try folder.write("src/b.txt", "b\n")
+    try waitForWatching(oprun, times: 2)
+    #expect(ranJobs(folder) == ["setup", "build", "build"], "setup declares nothing and its dependency did not run")
+    #expect(changedLines(oprun) == ["oprun: changed: src/b.txt"], "the same-content save is no change")
+    #expect(folder.read("out.txt") == "a\nb\n")
+    let log = EventLog(path: folder.path("events.ndjson"))
+    #expect(log.named("run-started").count == 2, "each cycle is a run")
+    #expect(log.named("watch-changed").map { $0["paths"] as? [String] } == [["src/b.txt"]])
+    #expect(log.named("watch-changed").first?["count"] as? Int == 1)
+    #expect(log.named("watch-waiting").first?["files"] as? Int == 2, "src/a.txt and the manifest")
+    oprun.send(SIGINT)
+    #expect(oprun.wait().signal == SIGINT)
+  }
+
+  @Test func anEditorsSaveAndAFileInAFolderMadeAfterTheStartAreEachSeenOnce() throws {
+    let folder = try Scratch()
+    let oprun = try startWatching(folder)
+    try waitForWatching(oprun, times: 1)
+    try folder.write("src/.a.txt.swp", "saved\n")
+    try FileManager.default.moveItem(atPath: folder.path("src/.a.txt.swp"), toPath: folder.path("src/a.txt.new"))
+    _ = rename(folder.path("src/a.txt.new"), folder.path("src/a.txt"))
+    try waitForWatching(oprun, times: 2)
+    #expect(changedLines(oprun) == ["oprun: changed: src/a.txt"])
+    try FileManager.default.createDirectory(atPath: folder.path("src/later"), withIntermediateDirectories: true)
+    try waitUntil("the new folder is watched") { !changedLines(oprun).isEmpty }
+    try folder.write("src/later/c.txt", "c\n")
+    try waitForWatching(oprun, times: 3)
+    #expect(changedLines(oprun).last == "oprun: changed: src/later/c.txt")
+    #expect(ranJobs(folder) == ["setup", "build", "build", "build"])
+    oprun.send(SIGINT)
+    #expect(oprun.wait().signal == SIGINT)
+  }
+
+  @Test func aBrokenManifestIsReportedWatchingGoesOnAndItsFixWorks() throws {
+    let folder = try Scratch()
+    let oprun = try startWatching(folder)
+    try waitForWatching(oprun, times: 1)
+    try folder.write("jobs.yaml", "jobs:\n  build: [\n")
+    try waitUntil("the manifest's error is said") {
+      ((try? String(contentsOfFile: oprun.stderrPath, encoding: .utf8)) ?? "").contains("error")
+    }
+    #expect(ranJobs(folder) == ["setup", "build"])
+    try waitForWatching(oprun, times: 2)  // watching on, the last good manifest's files
+    try folder.write("jobs.yaml", Self.site.replacingOccurrences(of: "echo build", with: "echo rebuilt"))
+    try waitForWatching(oprun, times: 3)
+    #expect(ranJobs(folder) == ["setup", "build", "rebuilt"], "the fixed manifest's command ran")
+    oprun.send(SIGINT)
+    #expect(oprun.wait().signal == SIGINT)
+  }
+
+  @Test func anEditDuringTheCycleRestartsTheServerThatDependsOnTheBuild() throws {
+    let folder = try Scratch()
+    let oprun = try startWatching(folder, manifest: Self.served, target: "serve")
+    let events = folder.path("events.ndjson")
+    try waitUntil("serve runs") { EventLog(path: events).pids(of: "serve").count == 1 }
+    let firstServer = EventLog(path: events).pids(of: "serve")[0]
+    try folder.write("src/a.txt", "edited\n")
+    try waitUntil("serve runs again") { EventLog(path: events).transitions(of: "serve", to: "executing").count == 2 }
+    let log = EventLog(path: events)
+    #expect(log.cancelReason(of: "serve") == "changed")
+    #expect(log.named("run-finished").first?["exit_code"] as? Int == 0, "a cycle a change ended is no failure")
+    #expect(kill(firstServer, 0) == -1 && errno == ESRCH, "the old server is gone")
+    #expect(log.named("run-started").count == 2, "the cycle the change ended, then the next")
+    #expect(ranJobs(folder) == ["setup", "build", "serve", "build", "serve"])
+    #expect(folder.read("out.txt") == "edited\n")
+    let secondServer = try #require(
+      (log.transitions(of: "serve", to: "executing").last?["pids"] as? [NSNumber])?.first?.int32Value)
+    oprun.send(SIGINT)
+    #expect(oprun.wait().signal == SIGINT)
+    #expect(kill(secondServer, 0) == -1 && errno == ESRCH, "nothing is left running")
+  }
+
+  @Test func aThousandEditsAtOnceStartOneOrTwoCyclesAndTheLastSeesEveryEdit() throws {
+    let folder = try Scratch()
+    // A delay no burst of writes pauses for, on a machine as loaded as it may be.
+    let oprun = try startWatching(folder, ["--watch-delay", "1000"])
+    try waitForWatching(oprun, times: 1)
+    for index in 0..<1000 {
+      _ = FileManager.default.createFile(atPath: folder.path("src/f\(index).txt"), contents: Data("\(index)\n".utf8))
+    }
+    let events = folder.path("events.ndjson")
+    try waitUntil("a cycle has built every edit and watching goes on") {
+      (folder.read("out.txt")?.split(separator: "\n").count ?? 0) == 1001
+        && EventLog(path: events).events.last?["event"] as? String == "watch-waiting"
+    }
+    let cycles = EventLog(path: events).named("run-started").count - 1
+    #expect((1...2).contains(cycles), "\(cycles) cycles")
+    if cycles == 1 {
+      #expect(EventLog(path: events).named("watch-changed").first?["count"] as? Int == 1000)
+      #expect(
+        EventLog(path: events).named("watch-changed").first?["paths"] as? [String] == (0..<100).map { "src/f\($0).txt" }
+      )
+    }
+    oprun.send(SIGINT)
+    #expect(oprun.wait().signal == SIGINT)
+  }
+
+  @Test func ctrlCWhileWaitingEndsWith130() throws {
+    let folder = try Scratch()
+    let oprun = try startWatching(folder)
+    try waitForWatching(oprun, times: 1)
+    oprun.send(SIGINT)
+    let finished = oprun.wait()
+    #expect(finished.signal == SIGINT, "a calling shell sees 130")
+  }
+
+  @Test func watchingWhenNoSelectedJobDeclaresInputsIsAUsageError() throws {
+    let folder = try Scratch()
+    try folder.write("jobs.yaml", Self.site)
+    let finished = try runOprun(["--watch", "jobs.yaml", "setup"], in: folder)
+    #expect(finished.status == 2)
+    #expect(finished.stderr.contains("no selected job declares `inputs`"))
+    #expect(finished.stderr.contains("add `inputs: [...]`"))
+    #expect(!folder.exists("log"), "nothing ran")
+  }
+}
