@@ -18,5 +18,7 @@ echo "== the journal's cost, and --resume of 100,000 jobs"
 Benchmarks/journal.sh
 echo "== only what changed: a no-op re-run over 10,000 input files against make, go-task and a stat floor"
 Benchmarks/incremental.sh
+echo "== --watch: CPU while waiting over 10,000 files, a write to the job's executing event"
+Benchmarks/watch.sh
 echo "== memory: peak RSS of check and of a run at 10,000 and 100,000 jobs"
 Benchmarks/memory.sh

@@ -65,8 +65,12 @@ final class WatchLoop {
           } else {
             RunCommandLine.writeAll(2, Self.runningLastGood)
           }
-          files = WatchedFiles(graph: next.plan.graph, manifestPath: configuration.manifestPath)
-          watch()
+          // What is watched follows the manifest; after a change to inputs alone, what the
+          // watcher knows is already up to date, and the cycle starts without looking again.
+          if changed.contains(files.manifest) {
+            files = WatchedFiles(graph: next.plan.graph, manifestPath: configuration.manifestPath)
+            watch()
+          }
         case .failure(let message):
           RunCommandLine.writeAll(2, message)
           manifestIsBroken = true

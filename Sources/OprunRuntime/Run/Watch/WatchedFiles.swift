@@ -15,8 +15,17 @@ struct WatchedFiles {
   private var rootsOfJob: [JobID: [String]] = [:]
   /// Outputs named without wildcards: what the run's own jobs write, which is no change to watch.
   private var outputs: Set<String> = []
-  /// Each file's content digest when last looked at; invariant: only paths `counts` accepts.
-  private var known: [String: String] = [:]
+  /// Each file's content when last looked at; invariant: only paths `counts` accepts.
+  private var known: [String: Look] = [:]
+
+  /// A file's content digest, and what `stat` said of it when it was read: a later look
+  /// whose `stat` is the same, and safely past the file's last change, need not read it
+  /// again (``HashCache/trusts(_:hashedAt:now:)``, the hash cache's rule).
+  private struct Look {
+    var digest: String
+    var status: FileStatus
+    var readAt: Timestamp
+  }
 
   /// The roots of `graph`'s jobs' inputs, and `manifestPath`.
   init(graph: JobGraph, manifestPath: String) {
@@ -78,11 +87,14 @@ struct WatchedFiles {
     return Self.isUnder(path, anyOf: trees)
   }
 
-  /// Looks at every file under the trees and the single files now, as they are.
+  /// Looks at every file under the trees and the single files now, as they are: a file
+  /// whose `stat` shows no change since it was last read is not read again.
   mutating func lookAtEverything() {
-    known = [:]
-    for file in files { known[file] = Self.digest(of: file) }
-    for tree in trees { recordTree(tree) }
+    var now: [String: Look] = [:]
+    var paths = Array(files)
+    for tree in trees { Self.walk(tree) { paths.append($0) } }
+    for path in paths { now[path] = Self.look(at: path, knowing: known[path]) }
+    known = now
   }
 
   /// Of every path the kernel named and every file under the trees, those whose content now
@@ -111,24 +123,18 @@ struct WatchedFiles {
   func rescan() -> [String] {
     var paths = Array(known.keys) + Array(files)
     for tree in trees { Self.walk(tree) { paths.append($0) } }
-    return Array(Set(paths)).sorted().filter { known[$0] != Self.digest(of: $0) }
+    return Array(Set(paths)).sorted().filter { known[$0]?.digest != Self.look(at: $0, knowing: known[$0])?.digest }
   }
 
   /// How many files are watched now.
   var fileCount: Int { known.count }
 
-  /// Records `path`'s content now; whether it differs from what was known.
+  /// Records `path`'s content now, read whatever its `stat` says (the kernel named it);
+  /// whether it differs from what was known.
   private mutating func update(_ path: String) -> Bool {
-    let now = Self.digest(of: path)
-    guard known[path] != now else { return false }
-    known[path] = now
-    return true
-  }
-
-  private mutating func recordTree(_ tree: String) {
-    var found: [String] = []
-    Self.walk(tree) { found.append($0) }
-    for file in found { known[file] = Self.digest(of: file) }
+    let now = Self.look(at: path, knowing: nil)
+    defer { known[path] = now }
+    return known[path]?.digest != now?.digest
   }
 
   private static func walk(_ folder: String, _ visit: (String) -> Void) {
@@ -144,9 +150,13 @@ struct WatchedFiles {
     return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
   }
 
-  /// The content's digest; nil for a file that is not there or is not a regular file.
-  private static func digest(of path: String) -> String? {
-    guard !isFolder(path), case .success(let bytes) = FileContents.read(path: path, limit: Int.max) else { return nil }
-    return ContentDigest.of(bytes)
+  /// The file's content now — `known`'s when its `stat` says it cannot have changed; nil
+  /// for a file that is not there or is not a regular file.
+  private static func look(at path: String, knowing known: Look?) -> Look? {
+    guard let status = FileStatus.of(path, followingLink: true), status.isRegular else { return nil }
+    if let known, HashCache.trusts(known.status, hashedAt: known.readAt, now: status) { return known }
+    let readAt = Timestamp.now()
+    guard case .success(let bytes) = FileContents.read(path: path, limit: Int.max) else { return nil }
+    return Look(digest: ContentDigest.of(bytes), status: status, readAt: readAt)
   }
 }
