@@ -80,6 +80,36 @@ import Testing
     #expect(folder.read("other.log") == "run\n")
   }
 
+  @Test func watchRunsAgainTheJobsOfADotenvFileThatChanged() throws {
+    let folder = try Scratch()
+    try folder.write("job.env", "MODE=debug\n")
+    try folder.manifest(
+      """
+      dotenv: [shared.env]
+      jobs:
+        uses: {command: 'echo "uses $MODE" >> log', dotenv: [job.env]}
+        other: {command: 'echo "other $SHARED" >> log'}
+      """)
+    let oprun = try OprunProcess(["--watch", "--events", eventsFile, "jobs.yaml"], in: folder)
+    func watching(_ count: Int) throws {
+      try waitUntil("oprun watching for the \(count). time") {
+        let err = (try? String(contentsOfFile: oprun.stderrPath, encoding: .utf8)) ?? ""
+        return err.split(separator: "\n").filter { $0.hasPrefix("oprun: watching ") }.count >= count
+      }
+    }
+    func ran() -> Set<String> { Set((folder.read("log") ?? "").split(separator: "\n").map(String.init)) }
+    try watching(1)
+    #expect(ran() == ["uses debug", "other "])
+    try folder.write("job.env", "MODE=release\n")
+    try watching(2)
+    #expect(ran() == ["uses debug", "other ", "uses release"], "only the job that reads the file runs again")
+    try folder.write("shared.env", "SHARED=yes\n")  // created after the start: every job reads it
+    try watching(3)
+    #expect(ran() == ["uses debug", "other ", "uses release", "other yes"])
+    oprun.send(SIGINT)
+    #expect(oprun.wait().signal == SIGINT)
+  }
+
   /// A job that prints its token whole, then one byte per write, then fails: the token is
   /// `***` on its line, in the events, in everything under `.oprun/` (the journal keeps a
   /// failure's last lines), in the trace and in the HTML report.
