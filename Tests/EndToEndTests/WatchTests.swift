@@ -110,6 +110,51 @@ import Testing
     #expect(oprun.wait().signal == SIGINT)
   }
 
+  @Test func whileTheManifestIsBrokenAnEditRunsTheLastGoodOne() throws {
+    let folder = try Scratch()
+    let oprun = try startWatching(folder)
+    try waitForWatching(oprun, times: 1)
+    try folder.write("jobs.yaml", "jobs:\n  build: [\n")
+    try waitUntil("the manifest's error is said") {
+      ((try? String(contentsOfFile: oprun.stderrPath, encoding: .utf8)) ?? "").contains("error")
+    }
+    try waitForWatching(oprun, times: 2)  // after the error
+    try folder.write("src/a.txt", "edited\n")
+    try waitForWatching(oprun, times: 3)
+    #expect(ranJobs(folder) == ["setup", "build", "build"], "the last good manifest's build ran")
+    #expect(folder.read("out.txt") == "edited\n")
+    let err = (try? String(contentsOfFile: oprun.stderrPath, encoding: .utf8)) ?? ""
+    #expect(err.contains("oprun: running the last good manifest until its errors are fixed"))
+    oprun.send(SIGINT)
+    #expect(oprun.wait().signal == SIGINT)
+  }
+
+  /// In a user namespace of its own, where the kernel's limit of watches is set to 3 (the
+  /// limit is the namespace's: other tests keep theirs), oprun cannot watch every folder.
+  @Test func pastTheKernelsWatchLimitOneWarningAndPollingFindTheEdit() throws {
+    let folder = try Scratch()
+    try folder.write("jobs.yaml", Self.site)
+    for index in 0..<6 {
+      try FileManager.default.createDirectory(atPath: folder.path("src/d\(index)"), withIntermediateDirectories: true)
+    }
+    try folder.write("src/a.txt", "a\n")
+    try folder.write("src/d5/deep.txt", "deep\n")
+    let oprun = try OprunProcess(
+      [
+        "--user", "--map-root-user", "sh", "-c", "echo 3 > /proc/sys/user/max_inotify_watches && exec \"$0\" \"$@\"",
+        oprunBinary, "--watch", "--events", "events.ndjson", "jobs.yaml", "build",
+      ], in: folder, executable: "/usr/bin/unshare")
+    try waitForWatching(oprun, times: 1)
+    try folder.write("src/d5/deep.txt", "deeper\n")
+    try waitForWatching(oprun, times: 2)
+    #expect(folder.read("out.txt") == "a\n", "out.txt holds src/*.txt")
+    #expect(changedLines(oprun) == ["oprun: changed: src/d5/deep.txt"], "polling found the edit")
+    let err = (try? String(contentsOfFile: oprun.stderrPath, encoding: .utf8)) ?? ""
+    #expect(err.components(separatedBy: "fs.inotify.max_user_watches").count == 2, "one warning naming the limit")
+    oprun.send(SIGINT)
+    #expect(oprun.wait().signal == SIGINT)
+  }
+
   @Test func anEditDuringTheCycleRestartsTheServerThatDependsOnTheBuild() throws {
     let folder = try Scratch()
     let oprun = try startWatching(folder, manifest: Self.served, target: "serve")
@@ -117,9 +162,20 @@ import Testing
     try waitUntil("serve runs") { EventLog(path: events).pids(of: "serve").count == 1 }
     let firstServer = EventLog(path: events).pids(of: "serve")[0]
     try folder.write("src/a.txt", "edited\n")
-    try waitUntil("serve runs again") { EventLog(path: events).transitions(of: "serve", to: "executing").count == 2 }
+    try waitUntil("serve runs again") {
+      EventLog(path: events).transitions(of: "serve", to: "executing").count == 2 && ranJobs(folder).count == 5
+    }
     let log = EventLog(path: events)
     #expect(log.cancelReason(of: "serve") == "changed")
+    let changed = try #require(log.events.firstIndex { $0["event"] as? String == "watch-changed" })
+    #expect(log.events[changed]["paths"] as? [String] == ["src/a.txt"], "the cycle's own stream says what changed")
+    #expect(
+      log.events[..<changed].contains { $0["event"] as? String == "run-started" }
+        && !log.events[..<changed].contains { $0["event"] as? String == "run-finished" },
+      "inside the cycle it ended")
+    #expect(
+      oprun.standardOutput.split(separator: "\n").contains { $0.contains("changed") && $0.hasSuffix("src/a.txt") },
+      "the timeline says it too")
     #expect(log.named("run-finished").first?["exit_code"] as? Int == 0, "a cycle a change ended is no failure")
     #expect(kill(firstServer, 0) == -1 && errno == ESRCH, "the old server is gone")
     #expect(log.named("run-started").count == 2, "the cycle the change ended, then the next")

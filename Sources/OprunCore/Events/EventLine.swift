@@ -85,6 +85,11 @@ public enum EventLine {
       return job().map { .waitingForOtherRun(job: $0, pid: number(value["pid"], as: Int32.self)) }
     case "paused":
       return job().map { .paused(job: $0) }
+    case "watch-changed":
+      guard let paths = strings(value["paths"]), let count = value["count"]?.intValue else { return nil }
+      return .watchChanged(paths: paths, count: count)
+    case "watch-waiting":
+      return value["files"]?.intValue.map { .watchWaiting(files: $0) }
     case "continued":
       return job().map { .continued(job: $0) }
     case "output":

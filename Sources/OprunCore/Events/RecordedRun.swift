@@ -210,7 +210,8 @@ public struct RecordedRun: Sendable, EventLineNames {
     case .output(let job, _, let text):
       outputEventCount += 1
       tails.record(text, of: job)
-    case .priority, .budget, .control, .controlRefused, .completionStarted, .cancelling, .waitingForOtherRun:
+    case .priority, .budget, .control, .controlRefused, .completionStarted, .cancelling, .waitingForOtherRun,
+      .watchChanged, .watchWaiting:
       break
     }
   }

@@ -147,6 +147,15 @@ public struct RunEvent: Sendable, Equatable {
   public var time: Double
   public var kind: Kind
 
+  /// Paths a `watch-changed` event names at most; it counts them all.
+  public static let watchedPathsNamed = 100
+
+  /// Changed paths as a line says them: the first three, then how many more of `count`.
+  public static func changedPathsText(_ paths: [String], count: Int) -> String {
+    let shown = paths.prefix(3).joined(separator: ", ")
+    return count > min(paths.count, 3) ? shown + " and \(count - min(paths.count, 3)) more" : shown
+  }
+
   public init(time: Double, _ kind: Kind) {
     self.time = time
     self.kind = kind
@@ -195,6 +204,12 @@ public struct RunEvent: Sendable, Equatable {
     case completion(job: JobID, termination: Termination)
     /// A warning meant for the user (`oprun: warning: …`).
     case warning(String)
+    /// Under `--watch` (SPEC §13), the content of `count` watched files changed, the first
+    /// `paths` of them named (at most ``RunEvent/watchedPathsNamed``, relative to the manifest's
+    /// folder when under it): in a cycle, just before the jobs they make stale are cancelled.
+    case watchChanged(paths: [String], count: Int)
+    /// Under `--watch`, between cycles: `files` are watched, and a change will start the next.
+    case watchWaiting(files: Int)
     case runFinished(exitCode: Int32, counts: [Outcome: Int])
   }
 }

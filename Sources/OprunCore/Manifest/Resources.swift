@@ -18,6 +18,9 @@ public struct ResourceSpec: Sendable, Equatable {
   }
 
   /// The amounts without their locations.
+  // Never inlined: inlined where a job node is borrowed, Swift 6.3.1's optimizer fails its own
+  // ownership check (CopyPropagation) and stops the release build.
+  @inline(never)
   public var amounts: ResourceNeeds { ResourceNeeds(cpus: cpus?.value, memory: memory?.value) }
 }
 

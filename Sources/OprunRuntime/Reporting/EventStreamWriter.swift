@@ -95,6 +95,8 @@ public final class EventStreamWriter: RunObserver {
     case .completionStarted: "completion-started"
     case .completion: "completion"
     case .warning: "warning"
+    case .watchChanged: "watch-changed"
+    case .watchWaiting: "watch-waiting"
     case .runFinished: "run-finished"
     }
   }
@@ -154,6 +156,11 @@ public final class EventStreamWriter: RunObserver {
       writeTermination(termination, to: &object)
     case .warning(let message):
       object.field("message", message)
+    case .watchChanged(let paths, let count):
+      object.field("paths", paths)
+      object.field("count", count)
+    case .watchWaiting(let files):
+      object.field("files", files)
     case .runFinished(let exitCode, let counts):
       object.field("exit_code", Int(exitCode))
       object.field("counts") { members in

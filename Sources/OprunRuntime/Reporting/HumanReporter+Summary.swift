@@ -79,18 +79,25 @@ extension HumanReporter {
   /// `40 succeeded (36 resumed)`, `12 succeeded (11 up to date)`.
   func countsLine() -> String {
     var parts = [counted(summary.jobCount, "job")]
-    for (outcome, countText) in Outcome.countTexts(summary.counts) {
+    for (outcome, text) in Self.outcomeTexts(of: summary) {
+      parts.append(style.paint(text, TerminalStyle.colour(of: outcome)))
+    }
+    if let wallTime = summary.wallTime { parts.append(TimeText.duration(wallTime) + " wall") }
+    if let exitCode = summary.exitCode { parts.append("exit \(exitCode)") }
+    return style.paint("── summary: ", .bold) + parts.joined(separator: " · ")
+  }
+
+  /// Each outcome of `summary` counted as the summary line says it, in the summary's order.
+  static func outcomeTexts(of summary: RunSummary) -> [(outcome: Outcome, text: String)] {
+    Outcome.countTexts(summary.counts).map { outcome, countText in
       var text = countText
       if outcome == .cancelled, summary.cancelledByControl > 0 { text += " (\(summary.cancelledByControl) by control)" }
       if outcome == .succeeded {
         let notRun = [(summary.resumedCount, "resumed"), (summary.upToDateCount, "up to date")].filter { $0.0 > 0 }
         if !notRun.isEmpty { text += " (" + notRun.map { "\($0.0) \($0.1)" }.joined(separator: ", ") + ")" }
       }
-      parts.append(style.paint(text, TerminalStyle.colour(of: outcome)))
+      return (outcome, text)
     }
-    if let wallTime = summary.wallTime { parts.append(TimeText.duration(wallTime) + " wall") }
-    if let exitCode = summary.exitCode { parts.append("exit \(exitCode)") }
-    return style.paint("── summary: ", .bold) + parts.joined(separator: " · ")
   }
 
   private var style: TerminalStyle { timeline.style }

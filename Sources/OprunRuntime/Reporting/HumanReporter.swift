@@ -98,6 +98,10 @@ public final class HumanReporter: RunObserver {
       showGroup(of: job)
     case .warning(let message):
       showWarning(message)
+    case .watchChanged(let paths, let count):
+      showLine(at: event.time, "changed", RunEvent.changedPathsText(paths, count: count))
+    case .watchWaiting:
+      break
     case .runFinished:
       releaseHeldOutput()
       showRemainingGroups()

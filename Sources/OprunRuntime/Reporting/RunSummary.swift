@@ -108,7 +108,7 @@ public struct RunSummary: Sendable, Equatable {
       wallTime = event.time
       self.exitCode = exitCode
     case .queueState, .limit, .budget, .priority, .completionStarted, .completion, .warning, .control, .controlRefused, .paused,
-      .continued, .cancelling, .waitingForOtherRun:
+      .continued, .cancelling, .waitingForOtherRun, .watchChanged, .watchWaiting:
       break
     }
   }

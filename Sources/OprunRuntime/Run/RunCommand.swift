@@ -27,9 +27,11 @@ public enum RunCommand: Sendable, Equatable {
   case control(ControlRequest, reply: ControlReply)
   /// A peer the control channel refused (another user); nothing of its request was read.
   case controlRefused(peerUID: UInt32, peerPID: Int32)
-  /// Under `--watch`, the inputs of these jobs changed: each, and every job that depends on
-  /// one of them directly or not, is cancelled (reason `changed`); the others go on (SPEC §13).
-  case cancelChanged([JobID])
+  /// Under `--watch`, watched files changed (`count` of them, the first `paths` named), which
+  /// `jobs` read: the change is announced (`watch-changed`), then each of `jobs`, and every job
+  /// that depends on one of them directly or not, is cancelled (reason `changed`); the others
+  /// go on (SPEC §13).
+  case filesChanged(paths: [String], count: Int, jobs: [JobID])
   /// Time to try again the locks that jobs wait for, which other runs held (SPEC §10).
   case retryLocks
 }

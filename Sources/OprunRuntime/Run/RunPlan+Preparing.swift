@@ -12,7 +12,10 @@ extension RunPlan {
   /// text of every problem (exit status 2), or of the signal that cut the cluster's check
   /// short. A real run (not `-n`) also fits the graph to its backend and to the descriptors
   /// the process may open.
-  static func prepare(_ configuration: RunConfiguration) -> Result<PreparedRun, RunCommandLine.Message> {
+  ///
+  /// `loaded`, when given, is the graph to run instead of the manifest's file: under `--watch`,
+  /// the last good manifest, while the file has errors.
+  static func prepare(_ configuration: RunConfiguration, loaded: JobGraph? = nil) -> Result<PreparedRun, RunCommandLine.Message> {
     // Before anything is read: another run's lock released after this is news to this run.
     let preparedAt = MonotonicClock.now()
     // A .oprun/ another user controls is not used: the run goes on as with --no-journal (SPEC §9).
@@ -26,7 +29,7 @@ extension RunPlan {
     let resume = configuration.resume && !configuration.force
     let reading = resume ? journals.beginResumeReadingInBackground() : nil
     var graph: JobGraph
-    switch RunCommandLine.loadGraph(configuration) {
+    switch loaded.map({ .success($0) }) ?? RunCommandLine.loadGraph(configuration) {
     case .success(let loaded): graph = loaded
     case .failure(let message): return .failure(message)
     }

@@ -20,6 +20,8 @@ final class RunSession {
   /// Called once the run has begun, with its loop and driver: what else the run's loop is to
   /// serve (the watcher of `--watch`), steering the run only through the driver's `apply`.
   var whileRunning: ((EventLoop, RunDriver) -> Void)?
+  /// What the run came to, as its summary said it; nil until it has finished.
+  private(set) var summary: RunSummary?
 
   init(plan: RunPlan, configuration: RunConfiguration, hasher: FileHasher?) {
     self.plan = plan
@@ -30,7 +32,7 @@ final class RunSession {
   func run() -> Int32 {
     let output = OutputFlow(loop: loop)
     let eventsToStandardOutput = configuration.eventsPath == "-"
-    let humanFD: Int32 = eventsToStandardOutput ? 2 : 1
+    let humanFD = Self.humanFileDescriptor(configuration)
     let humanOut = output.sink(fileDescriptor: humanFD, lineBuffered: Terminal.isTerminal(humanFD))
     let humanErr = output.sink(fileDescriptor: STDERR_FILENO, lineBuffered: true)
     let human = HumanReporter(graph: graph, options: humanOptions(humanFD: humanFD), out: humanOut, err: humanErr)
@@ -99,6 +101,7 @@ final class RunSession {
     loop.run { driver.isFinished }
     control?.stopListening()
     let status = driver.finish()
+    summary = human.summary
     hasher?.cache.save()
     if let journal, let fileRecords = plan.fileRecords {
       removeListingsNoLongerNamed(after: journal, records: fileRecords)
@@ -257,10 +260,19 @@ final class RunSession {
     }
   }
 
+  /// Where the human lines go: standard output, unless the event stream takes it (`--events -`).
+  static func humanFileDescriptor(_ configuration: RunConfiguration) -> Int32 {
+    configuration.eventsPath == "-" ? STDERR_FILENO : STDOUT_FILENO
+  }
+
+  /// Whether `fd` is a terminal that can show colours and erase a line (a dumb one cannot).
+  static func isCapableTerminal(_ fd: Int32) -> Bool {
+    Terminal.isTerminal(fd) && getenv("TERM").map { String(cString: $0) } != "dumb"
+  }
+
   private func humanOptions(humanFD: Int32) -> HumanOptions {
     let noColor = getenv("NO_COLOR").map { String(cString: $0) }
-    // A dumb terminal can neither show colours nor erase a line.
-    let capableTerminal = Terminal.isTerminal(humanFD) && getenv("TERM").map { String(cString: $0) } != "dumb"
+    let capableTerminal = Self.isCapableTerminal(humanFD)
     let color = capableTerminal && (noColor == nil || noColor == "")
     let githubActions = getenv("GITHUB_ACTIONS").map { String(cString: $0) } == "true"
     return HumanOptions(

@@ -140,6 +140,10 @@ final class RecordedEvents: RunObserver {
       return "control \(([command] + args).joined(separator: " ")) \(ok ? "ok" : "refused")"
     case .controlRefused(let uid, let pid):
       return "control-refused uid \(uid) pid \(pid)"
+    case .watchChanged(let paths, let count):
+      return "watch-changed \(paths.joined(separator: ",")) of \(count)"
+    case .watchWaiting(let files):
+      return "watch-waiting \(files)"
     case .paused(let job):
       return "\(name(job)) paused"
     case .continued(let job):

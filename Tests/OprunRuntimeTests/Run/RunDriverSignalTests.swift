@@ -197,4 +197,26 @@ import Testing
         "spawn-daemon terminate@1.0", "spawn-daemon kill@4.0",
       ])
   }
+
+  /// Under `--watch`, a change is said first (`watch-changed`), then the jobs reading the
+  /// changed files and everything depending on them are cancelled (reason `changed`); a job
+  /// beside them goes on (SPEC §13).
+  @Test func changedFilesAreSaidThenCancelWhatReadsThemAndItsDependentsOnly() {
+    let run = DriverHarness(
+      """
+      jobs:
+        build: {command: build}
+        serve: {command: serve, dependencies: [build]}
+        lint: {command: lint}
+      """)
+    run.start()
+    run.advance(by: 0.5)
+    let build = run.driver.graph.jobs.firstIndex { $0.name == "build" }!
+    run.driver.apply(.filesChanged(paths: ["src/a.c"], count: 3, jobs: [build]))
+    let said = run.events.lines.filter { $0.hasPrefix("watch-changed") || $0.contains(" cancelled ") }
+    #expect(said == ["watch-changed src/a.c of 3", "build cancelled changed", "serve cancelled changed"])
+    #expect(run.backend.signalLines == ["build terminate@0.5"])
+    run.advance(by: 10)
+    #expect(run.events.lines(of: "lint").last == "lint executing>finished succeeded")
+  }
 }

@@ -206,7 +206,8 @@ public final class RunDriver {
     switch command {
     case .cancelRun(let reason, let signal):
       cancelRun(reason: reason, endingSignal: signal)
-    case .cancelChanged(let jobs):
+    case .filesChanged(let paths, let count, let jobs):
+      publish(.watchChanged(paths: paths, count: count))
       cancelChanged(jobs)
     case .outputClosed:
       if lifecycle.endingSignal == nil { cancelRun(reason: .terminate, endingSignal: SIGPIPE) }

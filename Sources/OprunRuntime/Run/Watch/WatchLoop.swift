@@ -12,6 +12,8 @@ final class WatchLoop {
   private let events: WatchEvents
   /// The one warning of the kernel's watch limit has been given.
   private var warnedOfLimit = false
+  /// How the last cycle ended, and when.
+  private var lastCycle: (summary: RunSummary?, endedAt: Double)?
 
   init(configuration: RunConfiguration, graph: JobGraph, delay: Double) throws(SystemError) {
     self.configuration = configuration
@@ -24,18 +26,25 @@ final class WatchLoop {
   /// Runs `first`, then a cycle after each change, never returning but by a signal's end.
   func run(first: PreparedRun) -> Int32 {
     var prepared = first
+    // What runs while the manifest's file has errors (SPEC §13): the last manifest read whole.
+    var lastGood = first.plan.graph
+    var manifestIsBroken = false
     watch()
     while true {
       let session = RunSession(plan: prepared.plan, configuration: configuration, hasher: prepared.hasher)
       var changedDuringCycle: [String] = []
       session.whileRunning = { [unowned self] loop, driver in
-        watchDuringCycle(on: loop, graph: prepared.plan.graph) { changed in
+        watchDuringCycle(on: loop) { changed in
           changedDuringCycle += changed
-          driver.apply(.cancelChanged(self.files.jobs(reading: changed, in: prepared.plan.graph)))
+          let named = changed.prefix(RunEvent.watchedPathsNamed).map(self.relative)
+          driver.apply(
+            .filesChanged(
+              paths: named, count: changed.count, jobs: self.files.jobs(reading: changed, in: prepared.plan.graph)))
         }
       }
       // A cycle's status is its own: one ended by a change, or failed, is no end of watching.
       _ = session.run()
+      lastCycle = (session.summary, MonotonicClock.now())
       watcher.stopServing()
       // Later cycles add to the event stream rather than replace it, and a job that declares
       // neither inputs nor outputs runs again only when a dependency's result changed, as
@@ -44,26 +53,41 @@ final class WatchLoop {
       configuration.resume = true
       var changed = changedDuringCycle
       while true {
-        if changed.isEmpty { changed = waitForChanges() }
-        switch RunPlan.prepare(configuration) {
+        if changed.isEmpty { changed = waitForChanges(graph: prepared.plan.graph) }
+        // The manifest is read again when it changed; while it has errors, the last good one runs.
+        let rereads = !manifestIsBroken || changed.contains(files.manifest)
+        switch RunPlan.prepare(configuration, loaded: rereads ? nil : lastGood) {
         case .success(let next):
           prepared = next
+          if rereads {
+            lastGood = next.plan.graph
+            manifestIsBroken = false
+          } else {
+            RunCommandLine.writeAll(2, Self.runningLastGood)
+          }
           files = WatchedFiles(graph: next.plan.graph, manifestPath: configuration.manifestPath)
           watch()
         case .failure(let message):
-          // The manifest has errors: said, and the next change is waited for.
           RunCommandLine.writeAll(2, message)
+          manifestIsBroken = true
+          // The errors are said; what else changed runs with the last good manifest.
+          let others = changed.filter { $0 != files.manifest }
           changed = []
-          continue
+          guard rereads, !others.isEmpty, case .success(let next) = RunPlan.prepare(configuration, loaded: lastGood)
+          else { continue }
+          RunCommandLine.writeAll(2, Self.runningLastGood)
+          prepared = next
         }
         break
       }
     }
   }
 
+  static let runningLastGood = "oprun: running the last good manifest until its errors are fixed\n"
+
   /// Serves the watcher on a running cycle's `loop`: once changes are quiet for the delay, the
   /// paths whose content differs go to `onChange`, which cancels what they make stale.
-  private func watchDuringCycle(on loop: EventLoop, graph: JobGraph, onChange: @escaping ([String]) -> Void) {
+  private func watchDuringCycle(on loop: EventLoop, onChange: @escaping ([String]) -> Void) {
     var debounce = ChangeDebounce(delay: delay)
     var timer: TimerID?
     watcher.serve(on: loop) { [unowned self] notice in
@@ -79,7 +103,6 @@ final class WatchLoop {
         guard let batch = debounce.takeIfQuiet(at: loop.now()) else { return }
         let differing = files.changes(among: batch)
         guard !differing.isEmpty else { return }
-        RunCommandLine.writeAll(2, "oprun: changed: \(describe(differing))\n")
         onChange(differing)
       }
     }
@@ -100,12 +123,27 @@ final class WatchLoop {
   }
 
   /// Waits until files have changed in content and been quiet for the delay; the paths that
-  /// changed. A cancelling signal meanwhile ends oprun by it.
-  private func waitForChanges() -> [String] {
+  /// changed. A cancelling signal meanwhile ends oprun by it. `graph` is the last cycle's.
+  private func waitForChanges(graph: JobGraph) -> [String] {
     let loop = EventLoop()
     var debounce = ChangeDebounce(delay: delay)
     var changed: [String]?
     var timer: TimerID?
+    let humanFD = RunSession.humanFileDescriptor(configuration)
+    var statusLine = RunSession.isCapableTerminal(humanFD) ? WatchStatusLine(terminal: humanFD) : nil
+    func drawStatusLine() {
+      guard statusLine != nil, changed == nil else { return }
+      let age = lastCycle.map { MonotonicClock.now() - $0.endedAt } ?? 0
+      statusLine?.draw(
+        WatchStatusLine.text(
+          files: files.fileCount, last: lastCycle?.summary, age: age, columns: Terminal.columns(humanFD) ?? 80))
+    }
+    func redrawEverySecond() {
+      loop.schedule(after: 1) {
+        drawStatusLine()
+        if changed == nil { redrawEverySecond() }
+      }
+    }
     // Paths are looked at only once quiet: an editor's temporary file, written and renamed
     // over the file meanwhile, is gone by then, and the file is one change.
     func noteChanges(_ paths: [String]) {
@@ -117,8 +155,10 @@ final class WatchLoop {
         guard let batch = debounce.takeIfQuiet(at: loop.now()) else { return }
         let differing = files.changes(among: batch)
         guard !differing.isEmpty else { return }
-        RunCommandLine.writeAll(2, "oprun: changed: \(describe(differing))\n")
-        events.changed(differing, relativeTo: manifestFolder)
+        statusLine?.erase()
+        let named = differing.prefix(RunEvent.watchedPathsNamed).map(relative)
+        RunCommandLine.writeAll(2, "oprun: changed: \(RunEvent.changedPathsText(named, count: differing.count))\n")
+        events.record(.watchChanged(paths: named, count: differing.count), graph: graph)
         changed = differing
       }
     }
@@ -127,17 +167,23 @@ final class WatchLoop {
       if !differing.isEmpty { noteChanges(differing) }
     }
     let trap = try? SignalTrap(loop: loop, signals: [SIGINT, SIGTERM, SIGHUP]) { signal in
+      statusLine?.erase()
       SignalTrap.end(by: signal)
     }
-    watcher.serve(on: loop) { [unowned self] notice in
+    watcher.serve(on: loop) { notice in
       switch notice {
       case .changed(let paths): noteChanges(paths)
       case .overflowed: noteRescan()
       }
     }
     if watcher.limitReached { poll(on: loop, noteRescan) }
-    events.waiting(files: files.fileCount)
-    RunCommandLine.writeAll(2, "oprun: watching \(counted(files.fileCount, "file")) (Ctrl-C ends)\n")
+    events.record(.watchWaiting(files: files.fileCount), graph: graph)
+    if statusLine == nil {
+      RunCommandLine.writeAll(2, "oprun: watching \(counted(files.fileCount, "file")) (Ctrl-C ends)\n")
+    } else {
+      drawStatusLine()
+      redrawEverySecond()
+    }
     loop.run { changed != nil }
     watcher.stopServing()
     trap?.uninstall()
@@ -153,13 +199,11 @@ final class WatchLoop {
     }
   }
 
-  /// The first paths that changed (relative to the manifest's folder when under it), and how many more.
   private var manifestFolder: String { AbsolutePath.of(PathParts.folder(of: configuration.manifestPath)) }
 
-  private func describe(_ paths: [String]) -> String {
+  /// `path` relative to the manifest's folder when under it, as the lines and events name it.
+  private func relative(_ path: String) -> String {
     let folder = manifestFolder + "/"
-    let shown = paths.prefix(3).map { $0.hasPrefix(folder) ? String($0.dropFirst(folder.count)) : $0 }
-      .joined(separator: ", ")
-    return paths.count > 3 ? shown + " and \(paths.count - 3) more" : shown
+    return path.hasPrefix(folder) ? String(path.dropFirst(folder.count)) : path
   }
 }
