@@ -12,7 +12,7 @@ extension GraphBuilder {
       qos: spec.qos ?? queueQoS ?? defaults.qos ?? .default,
       commands: spec.commands, completion: spec.completion, runIf: spec.runIf,
       timeout: spec.timeout ?? defaults.timeout, retries: spec.retries ?? defaults.retries ?? 0,
-      env: Self.environment(manifest.env, overriddenBy: spec.env),
+      env: Self.environment(sharedEnvironment(under: spec), overriddenBy: spec.env),
       cwd: writtenCwd.map { Self.join(PathParts.folder(of: manifest.path), $0) }, writtenCwd: writtenCwd,
       barrier: spec.barrier, interactive: spec.interactive, location: spec.location,
       instance: spec.instance)
@@ -22,6 +22,13 @@ extension GraphBuilder {
     node.declaresFiles = spec.declaresFiles
     node.resources = spec.resources.over(queueResources).over(defaults.resources)
     return node
+  }
+
+  /// What the dotenv files set (the manifest's, then the job's), under the manifest's `env`.
+  func sharedEnvironment(under spec: JobSpec) -> [EnvironmentEntry] {
+    guard !manifest.dotenvEntries.isEmpty || !spec.dotenvEntries.isEmpty else { return manifest.env }
+    let files = Self.environment(manifest.dotenvEntries, overriddenBy: spec.dotenvEntries)
+    return Self.environment(files, overriddenBy: manifest.env)
   }
 
   /// The manifest's variables, then the job's; a job's variable replaces the manifest's of the same name.

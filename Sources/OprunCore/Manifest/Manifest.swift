@@ -10,6 +10,12 @@ public struct Manifest: Sendable {
   public var maxConcurrent: Located<Int>?
   public var onFailure: FailurePolicy
   public var env: [EnvironmentEntry]
+  /// `dotenv` (SPEC §15): the files every job's environment starts from, in order.
+  public var dotenv: [DotenvFile] = []
+  /// What the `dotenv` files set, later files winning; filled once they are read.
+  public var dotenvEntries: [EnvironmentEntry] = []
+  /// `secrets` (SPEC §15): names of variables whose values are never shown.
+  public var secrets: [Located<String>] = []
   public var cwd: Located<String>?
   public var defaults: JobDefaults
   /// Extra queues, in manifest order; the main queue is not listed here.
@@ -103,6 +109,9 @@ public struct JobSpec: Sendable {
   public var timeout: Double?
   public var retries: Int?
   public var env: [EnvironmentEntry]
+  /// The job's own `dotenv` files, read after the manifest's, and what they set once read.
+  public var dotenv: [DotenvFile] = []
+  public var dotenvEntries: [EnvironmentEntry] = []
   public var cwd: String?
   public var barrier: Bool
   public var description: String?

@@ -8,9 +8,16 @@ public enum ManifestLoader {
   ///
   /// The graph is built from what could be decoded even when decoding found problems, so
   /// that an unknown dependency or a cycle is reported in the same run as a wrong type.
-  public static func graph(from source: SourceText, defaultMaxConcurrent: Int) -> Result<JobGraph, ManifestErrors> {
-    var (manifest, diagnostics) = decode(source)
-    guard let manifest else { return .failure(diagnostics.errors()) }
+  ///
+  /// `readingDotenv` reads the `dotenv` files the manifest names (SPEC §15); without it,
+  /// every one is missing.
+  public static func graph(
+    from source: SourceText, defaultMaxConcurrent: Int, readingDotenv: DotenvResolution.Reader? = nil
+  ) -> Result<JobGraph, ManifestErrors> {
+    var (decoded, diagnostics) = decode(source)
+    guard var manifest = decoded else { return .failure(diagnostics.errors()) }
+    var dotenv = DotenvResolution(manifestPath: source.path, read: readingDotenv ?? { _ in .missing })
+    dotenv.resolve(&manifest, reportingTo: &diagnostics)
     let graph = JobGraph.build(manifest, defaultMaxConcurrent: defaultMaxConcurrent, reportingTo: &diagnostics)
     guard let graph else { return .failure(diagnostics.errors()) }
     return .success(graph)

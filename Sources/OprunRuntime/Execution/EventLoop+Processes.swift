@@ -12,13 +12,17 @@ extension EventLoop {
   /// (``LeftoverOutput/readLastAndClose()``); reading on also keeps it from dying
   /// of SIGPIPE. A child holding the terminal's foreground gives it back to oprun
   /// before `onExit`, which also receives what the process used (``ResourceUsage``, from
-  /// the kernel's accounting of it and the descendants it waited for).
+  /// the kernel's accounting of it and the descendants it waited for). With `secrets`, the
+  /// output is masked (SPEC §15) before it is framed, so that nothing downstream sees them.
   public func watchProcess(
-    _ process: SpawnedProcess, output framing: OutputFraming = .lines, leftovers: LeftoverOutput? = nil,
+    _ process: SpawnedProcess, output framing: OutputFraming = .lines, masking secrets: SecretPatterns? = nil,
+    leftovers: LeftoverOutput? = nil,
     onOutput: @escaping OutputHandler, onExit: @escaping (Termination, ResourceUsage) -> Void
   ) {
-    ProcessWatch(process, framing: framing, loop: self, leftovers: leftovers, onOutput: onOutput, onExit: onExit)
-      .start()
+    ProcessWatch(
+      process, framing: framing, secrets: secrets, loop: self, leftovers: leftovers, onOutput: onOutput, onExit: onExit
+    )
+    .start()
   }
 
   /// ``watchProcess(_:output:leftovers:onOutput:onExit:)`` for a caller that wants only how

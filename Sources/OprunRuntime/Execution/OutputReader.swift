@@ -13,6 +13,8 @@ final class OutputReader {
   let fd: Int32
   let stream: OutputStream
   private var splitter: LineSplitter?
+  /// Masks the run's secrets before the splitter sees the bytes; nil without `secrets`.
+  private var masking: SecretMaskingStream?
   /// A last unfinished line is delivered with a `\n` added.
   private var endingLastLine = false
   private let handler: OutputHandler
@@ -23,8 +25,12 @@ final class OutputReader {
   /// longer than 64 KiB of output takes to frame and print (a `poll` costs far less).
   private static let readsPerTurn = 1
 
-  init(fd: Int32, stream: OutputStream, framing: OutputFraming, handler: @escaping OutputHandler) {
+  init(
+    fd: Int32, stream: OutputStream, framing: OutputFraming, secrets: SecretPatterns? = nil,
+    handler: @escaping OutputHandler
+  ) {
     self.fd = fd
+    masking = secrets.map(SecretMaskingStream.init)
     self.stream = stream
     self.handler = handler
     if case .lines(let maximumLength, let endings, let endingLastLine) = framing {
@@ -115,6 +121,14 @@ final class OutputReader {
   }
 
   private func deliver(_ chunk: ArraySlice<UInt8>) {
+    if masking != nil {
+      masking!.mask(chunk) { frame($0) }
+    } else {
+      frame(chunk)
+    }
+  }
+
+  private func frame(_ chunk: ArraySlice<UInt8>) {
     guard splitter != nil else {
       handler(stream, chunk)
       return
@@ -126,6 +140,7 @@ final class OutputReader {
   /// Delivers the line a process left unfinished when it exited or closed the pipe, if
   /// any; ended with a newline when the framing says so.
   private func flushPartialLine() {
+    if masking != nil { masking!.finish { frame($0) } }
     let (stream, handler) = (self.stream, self.handler)
     if endingLastLine {
       splitter?.finish { handler(stream, $0 + [UInt8(ascii: "\n")]) }

@@ -16,7 +16,8 @@ final class ProcessWatch {
   private let leftovers: LeftoverOutput?
 
   init(
-    _ process: SpawnedProcess, framing: OutputFraming, loop: EventLoop, leftovers: LeftoverOutput?,
+    _ process: SpawnedProcess, framing: OutputFraming, secrets: SecretPatterns? = nil, loop: EventLoop,
+    leftovers: LeftoverOutput?,
     onOutput: @escaping OutputHandler, onExit: @escaping (Termination, ResourceUsage) -> Void
   ) {
     self.process = process
@@ -25,7 +26,7 @@ final class ProcessWatch {
     self.onExit = onExit
     let pipes: [(Int32?, OutputStream)] = [(process.stdout, .stdout), (process.stderr, .stderr)]
     readers = pipes.compactMap { fd, stream in
-      fd.map { OutputReader(fd: $0, stream: stream, framing: framing, handler: onOutput) }
+      fd.map { OutputReader(fd: $0, stream: stream, framing: framing, secrets: secrets, handler: onOutput) }
     }
   }
 

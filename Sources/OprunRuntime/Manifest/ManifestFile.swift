@@ -13,9 +13,25 @@ public enum ManifestFile {
     case .failure(let problem):
       return .failure(ManifestFileErrors(errors: ManifestErrors([problem]), sources: []))
     case .success(let source):
-      return ManifestLoader.graph(from: source, defaultMaxConcurrent: defaultMaxConcurrent).mapError {
-        ManifestFileErrors(errors: $0, sources: [source])
+      var dotenvSources: [SourceText] = []
+      let graph = ManifestLoader.graph(from: source, defaultMaxConcurrent: defaultMaxConcurrent) { path in
+        let contents = readDotenv(path: path)
+        if case .text(let text) = contents { dotenvSources.append(text) }
+        return contents
       }
+      return graph.mapError { ManifestFileErrors(errors: $0, sources: [source] + dotenvSources) }
+    }
+  }
+
+  /// A dotenv file (SPEC §15) as ``DotenvResolution`` asks for it.
+  static func readDotenv(path: String) -> DotenvFileContents {
+    switch FileContents.read(path: path, limit: maximumSize) {
+    case .success(let bytes): .text(SourceText(path: path, bytes: bytes))
+    case .failure(.system(let error)) where error == ENOENT || error == ENOTDIR: .missing
+    case .failure(.system(let error)): .unreadable(errorMessage(error))
+    case .failure(.isDirectory): .unreadable("it is a directory")
+    case .failure(.tooLarge): .unreadable("larger than \(maximumSize >> 20) MiB")
+    case .failure(.notRegularFile): .unreadable("not a regular file")
     }
   }
 

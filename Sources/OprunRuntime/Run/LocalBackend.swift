@@ -17,6 +17,8 @@ final class LocalBackend: JobBackend {
   var onWarning: ((String) -> Void)?
   let loop: EventLoop
   let framing: OutputFraming
+  /// The values of the manifest's `secrets`, masked in every command's output; nil for none.
+  var secrets: SecretPatterns?
   let environment: JobEnvironment
   /// The grace period the watchdog gives between SIGTERM and SIGKILL.
   let grace: Double
@@ -60,7 +62,8 @@ final class LocalBackend: JobBackend {
       case .success(let process):
         return .success(watch(process, of: work.work))
       case .failure(let error):
-        return .failure(StartFailure(error.description, mayPassLater: error.isShortOfResources))
+        let reason = secrets?.masked(error.description) ?? error.description
+        return .failure(StartFailure(reason, mayPassLater: error.isShortOfResources))
       }
     }
   }
@@ -103,7 +106,7 @@ final class LocalBackend: JobBackend {
     let handle = CommandHandle(id: group, serial: lastSerial)
     groupSerials[group] = lastSerial
     loop.watchProcess(
-      process, output: framing, leftovers: leftoverOutput,
+      process, output: framing, masking: secrets, leftovers: leftoverOutput,
       onOutput: { [unowned self] stream, bytes in reportHandler?(.output(work, stream, Array(bytes))) },
       onExit: { [unowned self] termination, usage in
         // A group left empty can never be joined again: only its number can come back.

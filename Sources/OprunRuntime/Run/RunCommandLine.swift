@@ -26,10 +26,11 @@ public enum RunCommandLine {
   }
 
   /// `--watch`: the first run, then a cycle after each change (SPEC §13); a usage error when
-  /// no selected job declares inputs, as nothing could start a cycle.
+  /// no selected job declares inputs or reads a dotenv file, as nothing could start a cycle.
   private static func watch(_ prepared: PreparedRun, configuration: RunConfiguration, delay: Double) -> Int32 {
     let graph = prepared.plan.graph
-    guard graph.jobs.contains(where: { !$0.inputs.isEmpty }) else {
+    let readsDotenv = !graph.manifest.dotenv.isEmpty || graph.manifest.jobs.contains { !$0.dotenv.isEmpty }
+    guard readsDotenv || graph.jobs.contains(where: { !$0.inputs.isEmpty }) else {
       let jobs = configuration.targets.isEmpty ? "no job" : "no selected job"
       writeAll(
         2,

@@ -51,6 +51,7 @@ final class RunSession {
     let local = LocalBackend(
       loop: loop, framing: configuration.outputMode == .raw ? .terminalLines : .jobLines,
       environment: JobEnvironment(inherited: JobEnvironment.inherited()), grace: configuration.grace)
+    local.secrets = graph.secretPatterns { name in getenv(name).map { String(cString: $0) } }
     let newJournal = plan.keepsJournal ? createJournal() : nil
     let identity = RunIdentity.starting(
       id: (try? newJournal?.get())?.run ?? RunID.make(), manifestPath: configuration.manifestPath)

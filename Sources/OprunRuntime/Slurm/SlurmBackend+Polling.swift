@@ -98,7 +98,8 @@ extension SlurmBackend {
 
   /// The job's output file, a line at a time, as its output.
   private func reportOutput(of job: ClusterJob) {
-    guard let bytes = Self.contents(of: job.outputPath), !bytes.isEmpty else { return }
+    guard var bytes = Self.contents(of: job.outputPath), !bytes.isEmpty else { return }
+    if let secrets = local.secrets { bytes = secrets.masked(bytes) }
     var start = 0
     for index in bytes.indices where bytes[index] == UInt8(ascii: "\n") {
       reportHandler?(.output(job.work, .stdout, Array(bytes[start...index])))

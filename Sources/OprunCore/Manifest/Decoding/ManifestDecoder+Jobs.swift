@@ -67,6 +67,7 @@ extension ManifestDecoder {
     }
     guard !tree[value].isNull else { return }
     switch key {
+    case .dotenv: job.dotenv = dotenvFiles(value)
     case .command, .commands: break
     case .dependencies: job.dependencies = jobNames(value)
     case .priority: job.priority = priority(value)

@@ -35,6 +35,8 @@ extension ManifestDecoder {
 
   private mutating func decode(_ key: TopLevelKey, _ value: Int32, into manifest: inout Manifest) {
     switch key {
+    case .dotenv: manifest.dotenv = dotenvFiles(value)
+    case .secrets: manifest.secrets = secretNames(value)
     case .name: if let name = name(value, of: "queue") { manifest.name = name }
     case .maxConcurrent: manifest.maxConcurrent = concurrencyLimit(value)
     case .onFailure:

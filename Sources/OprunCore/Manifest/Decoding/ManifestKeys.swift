@@ -43,9 +43,12 @@ struct KeysRead<Key: ManifestKey> {
 /// The keys of the manifest's top-level mapping.
 enum TopLevelKey: Int, ManifestKey {
   case name, maxConcurrent, onFailure, env, cwd, defaults, queues, jobs, slurm, budget
+  case dotenv, secrets
 
   var word: String {
     switch self {
+    case .dotenv: "dotenv"
+    case .secrets: "secrets"
     case .slurm: "slurm"
     case .budget: "budget"
     case .name: "name"
@@ -66,11 +69,13 @@ enum TopLevelKey: Int, ManifestKey {
 enum JobKey: Int, ManifestKey {
   case command, commands, dependencies, priority, qos, queue, completion, runIf, timeout, retries
   case env, cwd, barrier, description, interactive, matrix, inputs, outputs, resources
+  case dotenv
 
   // Spelled out: `String(describing:)` of a case goes through reflection, which cost a
   // tenth of a one-job run's start-up.
   var word: String {
     switch self {
+    case .dotenv: "dotenv"
     case .command: "command"
     case .commands: "commands"
     case .dependencies: "dependencies"

@@ -2,7 +2,7 @@ import Glibc
 import OprunCore
 
 /// What `--watch` looks at (SPEC §13): the folders under the roots of the selected jobs'
-/// input patterns, the manifest, and the content each file had when last looked at, so that
+/// input patterns, the manifest and its `dotenv` files (SPEC §15), and the content each file had when last looked at, so that
 /// only a change of content counts (a same-content save, a `touch`, does not).
 struct WatchedFiles {
   /// Watched with every folder under them.
@@ -11,6 +11,8 @@ struct WatchedFiles {
   private(set) var files: Set<String> = []
   /// The manifest's absolute path.
   let manifest: String
+  /// The manifest's own `dotenv` files, which every job reads, as the manifest.
+  private var sharedFiles: Set<String> = []
   /// Each job's trees and single files.
   private var rootsOfJob: [JobID: [String]] = [:]
   /// Outputs named without wildcards: what the run's own jobs write, which is no change to watch.
@@ -31,7 +33,17 @@ struct WatchedFiles {
   init(graph: JobGraph, manifestPath: String) {
     manifest = AbsolutePath.of(manifestPath)
     files.insert(manifest)
+    for file in graph.manifest.dotenv {
+      sharedFiles.insert(AbsolutePath.of(DotenvResolution.path(of: file, manifestPath: manifestPath)))
+    }
+    files.formUnion(sharedFiles)
     for job in graph.jobs {
+      let spec = graph.manifest.jobs.indices.contains(job.id) ? graph.manifest.jobs[job.id].dotenv : []
+      for file in spec {
+        let path = AbsolutePath.of(DotenvResolution.path(of: file, manifestPath: manifestPath))
+        files.insert(path)
+        rootsOfJob[job.id, default: []].append(path)
+      }
       let folder = AbsolutePath.of(job.cwd ?? graph.manifestFolder)
       for pattern in job.inputs where !pattern.isExclusion {
         let base = Self.root(of: pattern, in: folder)
@@ -55,9 +67,10 @@ struct WatchedFiles {
     return pattern.isAbsolute ? "/" + joined : (joined.isEmpty ? folder : folder + "/" + joined)
   }
 
-  /// The jobs that read one of `paths` (every job when the manifest is among them).
+  /// The jobs that read one of `paths` (every job when the manifest or one of its own
+  /// dotenv files is among them).
   func jobs(reading paths: [String], in graph: JobGraph) -> [JobID] {
-    if paths.contains(manifest) { return graph.jobs.map(\.id) }
+    if paths.contains(where: { $0 == manifest || sharedFiles.contains($0) }) { return graph.jobs.map(\.id) }
     return rootsOfJob.compactMap { job, roots in
       paths.contains { path in Self.isUnder(path, anyOf: roots) } ? job : nil
     }.sorted()
