@@ -8,17 +8,40 @@ public enum ManifestLoader {
   ///
   /// The graph is built from what could be decoded even when decoding found problems, so
   /// that an unknown dependency or a cycle is reported in the same run as a wrong type.
-  public static func graph(from source: SourceText, defaultMaxConcurrent: Int) -> Result<JobGraph, ManifestErrors> {
-    var (manifest, diagnostics) = decode(source)
-    guard let manifest else { return .failure(diagnostics.errors()) }
+  ///
+  /// `variables` are set on the command line, over the manifest's `vars`; `read` gives the
+  /// text of each manifest it includes (SPEC §15), by its path from the current folder.
+  public static func graph(
+    from source: SourceText, variables: [String: String] = [:], defaultMaxConcurrent: Int,
+    including read: @escaping (String) -> Result<SourceText, Diagnostic> = Self.noFiles
+  ) -> Result<JobGraph, ManifestErrors> {
+    var (decoded, diagnostics) = decode(source, variables: variables)
+    guard let decoded else { return .failure(diagnostics.errors()) }
+    var inclusion = ManifestInclusion(read: read, diagnostics: diagnostics)
+    let manifest = inclusion.joined(decoded, including: [ManifestInclusion.normalized(source.path)])
+    diagnostics = inclusion.diagnostics
     let graph = JobGraph.build(manifest, defaultMaxConcurrent: defaultMaxConcurrent, reportingTo: &diagnostics)
-    guard let graph else { return .failure(diagnostics.errors()) }
+    guard var graph else { return .failure(located(diagnostics.errors(), by: inclusion)) }
+    graph.manifestWarnings = graph.manifestWarnings.map(inclusion.locating)
     return .success(graph)
+  }
+
+  /// What a manifest read without files includes: nothing can be read.
+  public static func noFiles(_ path: String) -> Result<SourceText, Diagnostic> {
+    .failure(Diagnostic(at: nil, "cannot read '\(path)': no files are read here"))
+  }
+
+  /// Each problem with the includes that led to its file; one found in each inclusion of a
+  /// file included twice is said once.
+  private static func located(_ errors: ManifestErrors, by inclusion: ManifestInclusion) -> ManifestErrors {
+    var seen = Set<Diagnostic>()
+    let diagnostics = errors.diagnostics.map(inclusion.locating).filter { seen.insert($0).inserted }
+    return ManifestErrors(diagnostics, omittedCount: errors.omittedCount)
   }
 
   /// The manifest as far as it could be decoded, and every problem found on the way. The
   /// manifest is nil when nothing can be said about the jobs (not YAML, not a mapping).
-  static func decode(_ source: SourceText) -> (Manifest?, DiagnosticCollector) {
+  static func decode(_ source: SourceText, variables: [String: String] = [:]) -> (Manifest?, DiagnosticCollector) {
     var problems = DiagnosticCollector()
     if let problem = source.encodingProblem() {
       problems.append(problem)
@@ -29,7 +52,7 @@ public enum ManifestLoader {
       problems.append(problem)
       return (nil, problems)
     case .success(let tree):
-      var decoder = ManifestDecoder(tree: tree, path: source.path)
+      var decoder = ManifestDecoder(tree: tree, path: source.path, variables: variables)
       let manifest = decoder.decodeManifest()
       return (manifest, decoder.diagnostics)
     }

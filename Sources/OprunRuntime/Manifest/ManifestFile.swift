@@ -6,17 +6,33 @@ public enum ManifestFile {
   /// Files larger than this are refused rather than read into memory.
   static let maximumSize = 256 << 20
 
-  /// The validated graph of the manifest at `path`, or every problem found, in reading order,
-  /// with the text read so that the problems can be shown with their lines.
-  public static func graph(path: String, defaultMaxConcurrent: Int) -> Result<JobGraph, ManifestFileErrors> {
+  /// The validated graph of the manifest at `path`, with `variables` from the command line
+  /// over its `vars`, or every problem found, in reading order, with the text of every file
+  /// read (the manifest and those it includes) so that the problems can be shown with their lines.
+  public static func graph(
+    path: String, variables: [String: String] = [:], defaultMaxConcurrent: Int
+  ) -> Result<JobGraph, ManifestFileErrors> {
     switch read(path: path) {
     case .failure(let problem):
       return .failure(ManifestFileErrors(errors: ManifestErrors([problem]), sources: []))
     case .success(let source):
-      return ManifestLoader.graph(from: source, defaultMaxConcurrent: defaultMaxConcurrent).mapError {
-        ManifestFileErrors(errors: $0, sources: [source])
-      }
+      let sources = SourcesRead(source)
+      let loaded = ManifestLoader.graph(
+        from: source, variables: variables, defaultMaxConcurrent: defaultMaxConcurrent,
+        including: { included in
+          let text = read(path: included)
+          if case .success(let source) = text { sources.texts.append(source) }
+          return text
+        })
+      return loaded.mapError { ManifestFileErrors(errors: $0, sources: sources.texts) }
     }
+  }
+
+  /// The files a manifest's loading read, which its problems' excerpts come from.
+  private final class SourcesRead {
+    var texts: [SourceText]
+
+    init(_ first: SourceText) { texts = [first] }
   }
 
   /// Reads the whole file at `path`, or says in a diagnostic why it cannot.

@@ -43,9 +43,12 @@ struct KeysRead<Key: ManifestKey> {
 /// The keys of the manifest's top-level mapping.
 enum TopLevelKey: Int, ManifestKey {
   case name, maxConcurrent, onFailure, env, cwd, defaults, queues, jobs, slurm, budget
+  case include, vars
 
   var word: String {
     switch self {
+    case .include: "include"
+    case .vars: "vars"
     case .slurm: "slurm"
     case .budget: "budget"
     case .name: "name"
@@ -90,6 +93,20 @@ enum JobKey: Int, ManifestKey {
     case .inputs: "inputs"
     case .outputs: "outputs"
     case .resources: "resources"
+    }
+  }
+
+  static let byWord = index()
+}
+
+/// The keys of one entry of `include` written as a mapping.
+enum IncludeKey: Int, ManifestKey {
+  case path, prefix
+
+  var word: String {
+    switch self {
+    case .path: "path"
+    case .prefix: "prefix"
     }
   }
 
