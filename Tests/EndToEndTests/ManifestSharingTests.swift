@@ -135,4 +135,16 @@ import Testing
     #expect(folder.events.finish(of: "common:setup")?["resumed"] as? Bool == true)
     #expect(folder.read("built-as") == "b\n")
   }
+
+  @Test func theDescriptionIsInTheDryRunTheEventStreamAndTheReport() throws {
+    let folder = try sharedFolder()
+    let plan = try runOprun(["-n"], in: folder)
+    #expect(plan.stdout.contains("manifest order #3 — Build in debug mode\n"), "\(plan.stdout)")
+    #expect(try runOprun(runArguments(), in: folder).status == 0)
+    let first = folder.events.named("transition", job: "build").first
+    #expect(first?["description"] as? String == "Build in debug mode")
+    let report = try runOprun(["report", eventsFile, "--html", "report.html"], in: folder)
+    #expect(report.status == 0, "\(report.stderr)")
+    #expect(folder.read("report.html")?.contains(#""description":"Build in debug mode""#) == true)
+  }
 }
