@@ -147,4 +147,15 @@ import Testing
     #expect(report.status == 0, "\(report.stderr)")
     #expect(folder.read("report.html")?.contains(#""description":"Build in debug mode""#) == true)
   }
+
+  @Test func aVariableOnlyTheCommandLineSetsIsKnownToCheckAndRunAlike() throws {
+    let folder = try Scratch()
+    try folder.manifest("jobs:\n  deploy:\n    command: echo ${{ vars.TARGET }} > deployed\n")
+    let unset = try runOprun(["check"], in: folder)
+    #expect(unset.status == 2)
+    #expect(unset.stderr.contains("unknown variable 'TARGET'"), "\(unset.stderr)")
+    #expect(try runOprun(["check", "TARGET=staging"], in: folder).status == 0)
+    #expect(try runOprun(["TARGET=staging", "deploy"], in: folder).status == 0)
+    #expect(folder.read("deployed") == "staging\n")
+  }
 }
