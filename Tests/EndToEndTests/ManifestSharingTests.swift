@@ -85,7 +85,7 @@ import Testing
 
   @Test func aProblemInAnIncludedFileIsShownThereNamingBothFiles() throws {
     let folder = try sharedFolder()
-    try folder.write("ci/common.yaml", "jobs:\n  setup:\n    comand: echo\n")
+    try folder.write("ci/common.yaml", "jobs:\n  setup:\n    comand: echo\n  lint: {command: echo}\n")
     let check = try runOprun(["check"], in: folder)
     #expect(check.status == 2)
     #expect(

@@ -149,4 +149,12 @@ import Testing
     #expect(VariableArgument.parse("1X=y") == nil)
     #expect(VariableArgument.parse("a b=c") == nil)
   }
+
+  @Test func problemsAreShownFileByFileTheManifestReadFirstFirst() {
+    let files = [
+      "jobs.yaml": "include: [c.yaml]\njobs:\n  a: {comand: x}",
+      "c.yaml": "jobs: {b: {comand: y}}",
+    ]
+    #expect(problems(files).map { $0.prefix(while: { $0 != " " }) } == ["jobs.yaml:3:7:", "c.yaml:1:12:"])
+  }
 }

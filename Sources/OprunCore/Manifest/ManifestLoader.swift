@@ -31,11 +31,17 @@ public enum ManifestLoader {
     .failure(Diagnostic(at: nil, "cannot read '\(path)': no files are read here"))
   }
 
-  /// Each problem with the includes that led to its file; one found in each inclusion of a
-  /// file included twice is said once.
+  /// Each problem with the includes that led to its file, file by file in the order they
+  /// were read (each file's in reading order); one found in each inclusion of a file
+  /// included twice is said once.
   private static func located(_ errors: ManifestErrors, by inclusion: ManifestInclusion) -> ManifestErrors {
     var seen = Set<Diagnostic>()
-    let diagnostics = errors.diagnostics.map(inclusion.locating).filter { seen.insert($0).inserted }
+    let ranked = errors.diagnostics.enumerated().sorted { a, b in
+      let rankA = a.element.location.flatMap { inclusion.rank[$0.file] } ?? 0
+      let rankB = b.element.location.flatMap { inclusion.rank[$0.file] } ?? 0
+      return (rankA, a.offset) < (rankB, b.offset)
+    }
+    let diagnostics = ranked.map { inclusion.locating($0.element) }.filter { seen.insert($0).inserted }
     return ManifestErrors(diagnostics, omittedCount: errors.omittedCount)
   }
 

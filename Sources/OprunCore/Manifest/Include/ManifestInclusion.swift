@@ -17,6 +17,9 @@ struct ManifestInclusion {
   /// By included file, where its first inclusion is written, then where the file that
   /// includes it is, up to the manifest read first: `["B:3", "A:2"]`.
   private(set) var inclusions: [String: [String]] = [:]
+  /// Each included file's place in the order files were first included, from 1 (0 is the
+  /// manifest read first, and any file not included).
+  private(set) var rank: [String: Int] = [:]
 
   init(read: @escaping (String) -> Result<SourceText, Diagnostic>, diagnostics: DiagnosticCollector) {
     self.read = read
@@ -75,6 +78,7 @@ struct ManifestInclusion {
     }
     if inclusions[path] == nil {
       inclusions[path] = ["\(manifest.path):\(entry.location.line)"] + (inclusions[manifest.path] ?? [])
+      rank[path] = rank.count + 1
     }
     let (decoded, problems) = ManifestLoader.decode(source, variables: manifest.variables)
     diagnostics += problems.errors().diagnostics
