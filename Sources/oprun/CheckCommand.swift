@@ -7,7 +7,7 @@ struct Check: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "check",
     abstract: "Check a manifest and report every problem in it; run nothing.",
-    usage: "oprun check [MANIFEST]",
+    usage: "oprun check [MANIFEST] [NAME=value...]",
     discussion: """
       Exits with status 2 if the manifest has any problem. Warns about each input pattern that \
       matches no file now, in a job that waits for no other job.
@@ -15,13 +15,20 @@ struct Check: ParsableCommand {
   )
 
   @Argument(
-    help: ArgumentHelp("The manifest to check (default: ./jobs.yaml).", valueName: "MANIFEST"),
+    help: ArgumentHelp(
+      "The manifest to check (default: ./jobs.yaml), and variables for ${{ vars.NAME }}.",
+      valueName: "MANIFEST | NAME=value"),
     completion: .file(extensions: ["yaml", "yml"]))
-  var manifest: String?
+  var words: [String] = []
+
+  func validate() throws {
+    if VariableArgument.split(words).others.count > 1 { throw ValidationError("check takes one MANIFEST") }
+  }
 
   func run() throws {
-    let manifest = manifest ?? ManifestFile.defaultPath
-    switch ManifestFile.graph(path: manifest, defaultMaxConcurrent: 1) {
+    let (variables, others) = VariableArgument.split(words)
+    let manifest = others.first ?? ManifestFile.defaultPath
+    switch ManifestFile.graph(path: manifest, variables: variables, defaultMaxConcurrent: 1) {
     case .success(let graph):
       for warning in graph.manifestWarningLines + UnmatchedInputs.warningLines(in: graph) {
         writeToStandardError("oprun: warning: \(warning)\n")

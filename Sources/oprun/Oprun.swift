@@ -10,6 +10,7 @@ struct Oprun: ParsableCommand {
     usage: """
       oprun [options] [MANIFEST] [JOB...]
       oprun check [MANIFEST]
+      oprun list [--json] [MANIFEST] (or oprun -l)
       oprun graph [MANIFEST] [--format dot|mermaid] [--run EVENTS] [JOB...]
       oprun report EVENTS --html OUT
       oprun ctl [--pid PID | --manifest PATH] COMMAND [ARG...]
@@ -22,13 +23,17 @@ struct Oprun: ParsableCommand {
       options of a run, and man oprun(1).
       """,
     version: oprunVersion,
-    subcommands: [Run.self, Check.self, Graph.self, Report.self, Ctl.self, Log.self],
+    subcommands: [Run.self, Check.self, List.self, Graph.self, Report.self, Ctl.self, Log.self],
     defaultSubcommand: Run.self
   )
 
   /// Parses, runs, and maps ArgumentParser's usage errors to oprun's usage status (2).
   static func main() {
-    let arguments = CommandLine.arguments.dropFirst()
+    var arguments = CommandLine.arguments.dropFirst()
+    // `oprun -l [MANIFEST]`, as `just -l` and `task -l` list their recipes and tasks.
+    if let first = arguments.first, first == "-l" || first == "--list" {
+      arguments = ["list"] + arguments.dropFirst()
+    }
     if let plainRun = PlainRunArguments(Array(arguments)) {
       exitProcess(RunCommandLine.execute(plainRun.configuration))
     }
@@ -50,7 +55,7 @@ struct Oprun: ParsableCommand {
       exitProcess(ExitStatus.usage)
     }
     do {
-      var command = try parseAsRoot()
+      var command = try parseAsRoot(Array(arguments))
       try command.run()
     } catch let exitCode as ExitCode {
       // A run's own status: nothing to say, and ArgumentParser's message lookup would cost
@@ -97,6 +102,7 @@ struct Oprun: ParsableCommand {
   static let commandsHelp = """
     COMMANDS:
       check [MANIFEST]        Check a manifest and report every problem in it; run nothing.
+      list [MANIFEST]         List the jobs with their descriptions (also -l; --json for scripts).
       graph [MANIFEST] [JOB...]
                               Print the job graph (--format dot|mermaid), coloured by a run
                               with --run EVENTS.
@@ -106,7 +112,7 @@ struct Oprun: ParsableCommand {
                               suspend, resume, limit, budget, priority, pause, continue, watch.
       log [MANIFEST | RUN-ID] List a manifest's past runs, or the jobs of one run.
 
-      See 'oprun help check', 'oprun help graph', 'oprun help report', 'oprun help ctl', 'oprun help log'
+      See 'oprun help check', 'oprun help list', 'oprun help graph', 'oprun help report', 'oprun help ctl', 'oprun help log'
       and man oprun(1).
     """
 }

@@ -139,6 +139,7 @@ public enum EventLine {
     if let code = value["why"]?.stringValue {
       transition.decision = decision(code: code, text: value["reason"]?.stringValue ?? "")
     }
+    transition.description = value["description"]?.stringValue
     if let after = value["after"]?.stringValue {
       transition.readyAfter = names.job(named: after, template: nil)
     }

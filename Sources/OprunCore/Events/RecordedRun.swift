@@ -19,6 +19,8 @@ public struct RecordedRun: Sendable, EventLineNames {
     public var ready: Double?
     /// The dependency whose finishing made it ready (`after`), when the stream says.
     public var after: String?
+    /// Its `description`, when the stream says.
+    public var description: String?
     /// Each time it ran: one per attempt, a retry included.
     public var attempts: [Attempt] = []
     /// When it became finished.
@@ -220,6 +222,7 @@ public struct RecordedRun: Sendable, EventLineNames {
     let index = transition.job
     if jobs[index].queue.isEmpty { jobs[index].queue = queues[transition.queue].name }
     if let reason = transition.decision.flatMap(Self.words(of:)) { jobs[index].reason = reason }
+    if let description = transition.description { jobs[index].description = description }
     let exitCode = transition.termination?.exitCode.map(Int.init)
     let signal = transition.termination?.signal.map(Int.init)
     endRunningAttempt(of: index, at: time, exitCode: exitCode, signal: signal, peakMemory: transition.usage?.peakMemory)

@@ -116,6 +116,9 @@ public struct Transition: Sendable, Equatable {
   /// On `executing → ready` (a retry) after an attempt that ran out of memory: the bytes
   /// the next attempt is given, twice what the last one had (never more than the budget).
   public var retryMemory: Int?
+  /// On a job's first transition (from `pending`), as a stream read back says it: the job's
+  /// `description`. A run's writer takes it from the graph; the engine never sets it.
+  public var description: String?
 
   public init(
     job: JobID, queue: QueueID, from: JobState, to: JobState, attempt: Int = 1, pids: [Int32] = [],

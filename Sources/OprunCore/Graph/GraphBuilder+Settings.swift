@@ -1,18 +1,21 @@
 extension GraphBuilder {
-  /// A job with its queue's QoS (more particular than `defaults`), `defaults`, and the manifest's `env` and `cwd` applied.
+  /// A job with its queue's QoS (more particular than `defaults`), `defaults`, and the manifest's `env` and `cwd` applied
+  /// (for an included job, its own file's, applied when it joined).
   func node(
     id: JobID, spec: JobSpec, queue: QueueID, qos queueQoS: QualityOfService?, resources queueResources: ResourceSpec,
     dependencies: [JobID]
   ) -> JobNode {
-    let defaults = manifest.defaults
-    let writtenCwd = Self.writtenWorkingDirectory(job: spec.cwd, manifest: manifest.cwd?.value)
+    // An included job's own file's settings were applied when it joined.
+    let isIncluded = spec.includedFrom != nil
+    let defaults = isIncluded ? JobDefaults() : manifest.defaults
+    let writtenCwd = isIncluded ? spec.cwd : Self.writtenWorkingDirectory(job: spec.cwd, manifest: manifest.cwd?.value)
     var node = JobNode(
       id: id, name: spec.name, queue: queue, dependencies: dependencies,
       explicitPriority: spec.priority ?? defaults.priority,
       qos: spec.qos ?? queueQoS ?? defaults.qos ?? .default,
       commands: spec.commands, completion: spec.completion, runIf: spec.runIf,
       timeout: spec.timeout ?? defaults.timeout, retries: spec.retries ?? defaults.retries ?? 0,
-      env: Self.environment(sharedEnvironment(under: spec), overriddenBy: spec.env),
+      env: isIncluded ? spec.env : Self.environment(sharedEnvironment(under: spec), overriddenBy: spec.env),
       cwd: writtenCwd.map { Self.join(PathParts.folder(of: manifest.path), $0) }, writtenCwd: writtenCwd,
       barrier: spec.barrier, interactive: spec.interactive, location: spec.location,
       instance: spec.instance)
@@ -20,6 +23,7 @@ extension GraphBuilder {
     node.inputs = spec.inputs.compactMap { try? PathPattern.parse($0.value).get() }
     node.outputs = spec.outputs.compactMap { try? PathPattern.parse($0.value).get() }
     node.declaresFiles = spec.declaresFiles
+    node.description = spec.description
     node.resources = spec.resources.over(queueResources).over(defaults.resources)
     return node
   }

@@ -97,6 +97,8 @@ public struct JobNode: Sendable {
   public var location: SourceLocation
   /// Which instance of a matrix job this is; nil for a job without a matrix.
   public var instance: MatrixInstance?
+  /// Its `description`, as `oprun list`, `-n`, `oprun graph` and the report show it.
+  public var description: String?
   /// What it reads and writes (SPEC §10), relative to where it runs.
   public var inputs: [PathPattern] = []
   public var outputs: [PathPattern] = []

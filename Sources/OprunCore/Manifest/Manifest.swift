@@ -26,6 +26,12 @@ public struct Manifest: Sendable {
   public var slurm: SlurmSection?
   /// `budget` (SPEC §12): what the run may use at once, where the manifest says.
   public var budget = ResourceSpec()
+  /// `include` (SPEC §15): the manifests whose jobs and queues join this one, in order.
+  /// Emptied once they have joined (``ManifestInclusion``).
+  public var includes: [IncludeSpec] = []
+  /// What `${{ vars.NAME }}` may name (SPEC §15): `vars`, with the variables given from
+  /// outside (the command line's, or an including manifest's) over them.
+  public var variables: [String: String] = [:]
 
   public init(
     path: String, name: String, maxConcurrent: Located<Int>? = nil, onFailure: FailurePolicy = .stop,
@@ -41,6 +47,22 @@ public struct Manifest: Sendable {
     self.defaults = defaults
     self.queues = queues
     self.jobs = jobs
+  }
+}
+
+/// One entry of `include`: a manifest whose jobs and queues join as `PREFIX:NAME`.
+public struct IncludeSpec: Sendable {
+  /// As written: relative to the including manifest's folder unless absolute.
+  public var path: Located<String>
+  /// `prefix`, else the file's stem.
+  public var prefix: Located<String>
+  /// Where the entry is written.
+  public var location: SourceLocation
+
+  public init(path: Located<String>, prefix: Located<String>, location: SourceLocation) {
+    self.path = path
+    self.prefix = prefix
+    self.location = location
   }
 }
 
@@ -128,6 +150,10 @@ public struct JobSpec: Sendable {
   public var declaresFiles = false
   /// Its own `resources` (SPEC §12), over its queue's and `defaults`.
   public var resources = ResourceSpec()
+  /// The included manifest it is written in, as read; nil for the manifest's own jobs. Its
+  /// `env`, `cwd` and `defaults` are then that file's, already applied (its `cwd` relative
+  /// to the including manifest's folder), and the including manifest's do not reach it.
+  public var includedFrom: String?
 
   public init(
     name: String, location: SourceLocation, commands: [String], dependencies: [Located<String>] = [],

@@ -123,7 +123,11 @@ public enum ControlCommandLine {
   private static func humanPrinter(for run: ControlClient.LiveRun, _ out: OutputSink) -> WatchPrinter {
     let description = run.description
     let graph = description.flatMap { description -> JobGraph? in
-      guard let whole = try? ManifestFile.graph(path: description.manifest, defaultMaxConcurrent: 1).get() else {
+      guard
+        let whole = try? ManifestFile.graph(
+          path: description.manifest, variables: description.variables, defaultMaxConcurrent: 1
+        ).get()
+      else {
         return nil
       }
       return description.targets.isEmpty ? whole : try? whole.restricted(to: description.targets)

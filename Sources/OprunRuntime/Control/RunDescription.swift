@@ -22,6 +22,8 @@ public struct RunDescription: Sendable, Equatable {
   public var outputMode: HumanOptions.OutputMode
   public var verbosity: HumanOptions.Verbosity
   public var githubActions: Bool
+  /// The `NAME=value` words of the command line (SPEC §15), which the manifest is read with.
+  public var variables: [String: String] = [:]
 
   public init(
     pid: Int32, run: String, manifest: String, started: Double, targets: [String],
@@ -58,6 +60,7 @@ public struct RunDescription: Sendable, Equatable {
     object.field("output", outputMode.rawValue)
     object.field("verbosity", Self.words[verbosity.rawValue])
     object.field("github_actions", githubActions)
+    if !variables.isEmpty { object.field("variables", variables.sorted { $0.key < $1.key }.map { "\($0)=\($1)" }) }
     object.close(newline: true)
     return object.bytes
   }
@@ -75,6 +78,7 @@ public struct RunDescription: Sendable, Equatable {
       verbosity: value["verbosity"]?.stringValue.flatMap(Self.words.firstIndex(of:))
         .flatMap(HumanOptions.Verbosity.init(rawValue:)) ?? .normal,
       githubActions: value["github_actions"]?.boolValue ?? false)
+    variables = VariableArgument.split(value["variables"]?.arrayValue?.compactMap(\.stringValue) ?? []).variables
   }
 
   /// Writes the file at `path`, readable by this user alone, in place of any left there;

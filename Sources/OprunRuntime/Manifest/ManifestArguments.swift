@@ -2,7 +2,7 @@ import Glibc
 import OprunCore
 
 /// How the words of `oprun [MANIFEST] [JOB...]` and `oprun graph [MANIFEST] [JOB...]` are read
-/// (SPEC §4). The first word is the manifest when it can be one — it ends in `.yaml` or `.yml`,
+/// (SPEC §4). A `NAME=value` word is a variable (``VariableArgument``); of the others, the first word is the manifest when it can be one — it ends in `.yaml` or `.yml`,
 /// or names something that is not a folder — or when there is no `./jobs.yaml`; otherwise every
 /// word is a job of `./jobs.yaml`, as `make build` names a target of `./Makefile`.
 public struct ManifestArguments: Equatable, Sendable {
@@ -12,8 +12,12 @@ public struct ManifestArguments: Equatable, Sendable {
   /// Set when the first word names both a file and a job of `./jobs.yaml`: which was taken (the
   /// file), as a warning says it, before anything is read.
   public var ambiguity: String?
+  /// The `NAME=value` words (SPEC §15), wherever they are written: over the manifest's `vars`.
+  public var variables: [String: String] = [:]
 
   public init(_ words: [String]) {
+    let (variables, words) = VariableArgument.split(words)
+    self.variables = variables
     guard let first = words.first else {
       (manifestPath, targets) = (ManifestFile.defaultPath, [])
       return
@@ -35,8 +39,11 @@ public struct ManifestArguments: Equatable, Sendable {
   /// shell's completion: the jobs of the manifest they name, matrix instances included, in
   /// manifest order; none when it cannot be read or has problems.
   public static func jobNames(after words: [String]) -> [String] {
-    let path = ManifestArguments(words).manifestPath
-    guard case .success(let graph) = ManifestFile.graph(path: path, defaultMaxConcurrent: 1) else { return [] }
+    let arguments = ManifestArguments(words)
+    guard
+      case .success(let graph) = ManifestFile.graph(
+        path: arguments.manifestPath, variables: arguments.variables, defaultMaxConcurrent: 1)
+    else { return [] }
     return JobNameIndex(graph).givenNames(instances: true)
   }
 

@@ -6,20 +6,30 @@ public enum ManifestFile {
   /// Files larger than this are refused rather than read into memory.
   static let maximumSize = 256 << 20
 
-  /// The validated graph of the manifest at `path`, or every problem found, in reading order,
-  /// with the text read so that the problems can be shown with their lines.
-  public static func graph(path: String, defaultMaxConcurrent: Int) -> Result<JobGraph, ManifestFileErrors> {
+  /// The validated graph of the manifest at `path`, with `variables` from the command line
+  /// over its `vars`, or every problem found, in reading order, with the text of every file
+  /// read (the manifest and those it includes) so that the problems can be shown with their lines.
+  public static func graph(
+    path: String, variables: [String: String] = [:], defaultMaxConcurrent: Int
+  ) -> Result<JobGraph, ManifestFileErrors> {
     switch read(path: path) {
     case .failure(let problem):
       return .failure(ManifestFileErrors(errors: ManifestErrors([problem]), sources: []))
     case .success(let source):
-      var dotenvSources: [SourceText] = []
-      let graph = ManifestLoader.graph(from: source, defaultMaxConcurrent: defaultMaxConcurrent) { path in
-        let contents = readDotenv(path: path)
-        if case .text(let text) = contents { dotenvSources.append(text) }
-        return contents
-      }
-      return graph.mapError { ManifestFileErrors(errors: $0, sources: [source] + dotenvSources) }
+      let sources = SourcesRead(source)
+      let loaded = ManifestLoader.graph(
+        from: source, variables: variables, defaultMaxConcurrent: defaultMaxConcurrent,
+        including: { included in
+          let text = read(path: included)
+          if case .success(let source) = text { sources.texts.append(source) }
+          return text
+        },
+        readingDotenv: { path in
+          let contents = readDotenv(path: path)
+          if case .text(let text) = contents { sources.texts.append(text) }
+          return contents
+        })
+      return loaded.mapError { ManifestFileErrors(errors: $0, sources: sources.texts) }
     }
   }
 
@@ -33,6 +43,13 @@ public enum ManifestFile {
     case .failure(.tooLarge): .unreadable("larger than \(maximumSize >> 20) MiB")
     case .failure(.notRegularFile): .unreadable("not a regular file")
     }
+  }
+
+  /// The files a manifest's loading read, which its problems' excerpts come from.
+  private final class SourcesRead {
+    var texts: [SourceText]
+
+    init(_ first: SourceText) { texts = [first] }
   }
 
   /// Reads the whole file at `path`, or says in a diagnostic why it cannot.

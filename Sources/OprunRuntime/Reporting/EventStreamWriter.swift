@@ -178,6 +178,11 @@ public final class EventStreamWriter: RunObserver {
     object.field("to", transition.to.rawValue)
     object.field("attempt", transition.attempt)
     if let readyAfter = transition.readyAfter { object.field("after", jobName(readyAfter)) }
+    if transition.from == .pending, graph.jobs.indices.contains(transition.job),
+      let description = graph.jobs[transition.job].description
+    {
+      object.field("description", description)
+    }
     if transition.to == .executing { object.field("pids", transition.pids.map(Int.init)) }
     if let decision = transition.decision {
       object.field("why", decision.code)

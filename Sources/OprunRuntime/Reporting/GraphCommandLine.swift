@@ -22,7 +22,9 @@ public enum GraphCommandLine {
     let arguments = ManifestArguments(words)
     if let warning = arguments.ambiguity { warn(warning) }
     let whole: JobGraph
-    switch RunCommandLine.loadGraph(RunConfiguration(manifestPath: arguments.manifestPath)) {
+    var configuration = RunConfiguration(manifestPath: arguments.manifestPath)
+    configuration.variables = arguments.variables
+    switch RunCommandLine.loadGraph(configuration) {
     case .success(let loaded): whole = loaded
     case .failure(let message): return fail(message)
     }

@@ -8,7 +8,7 @@ struct GraphDrawing {
   struct Node {
     /// The job's id in the graph drawn; the formats name the node `n<id>`.
     var id: JobID
-    /// The name first, then what is worth knowing about it: its start band and QoS, and
+    /// The name first, then its description, what is worth knowing about it: its start band and QoS, and
     /// with a run, how it ended and how long it took.
     var lines: [String]
     /// A barrier is drawn in its own shape: it is where its queue waits.
@@ -78,6 +78,7 @@ struct GraphDrawing {
     nodes = graph.jobs.map { job in
       let serial = graph.queues.indices.contains(job.queue) && graph.queues[job.queue].maxConcurrent == 1
       var lines = [graph.reportedName(job: job.id)]
+      if let description = job.description, !description.isEmpty { lines.append(DisplayText.escaped(description)) }
       let settings = Self.settings(of: job, onSerialQueue: serial)
       if !settings.isEmpty { lines.append(settings) }
       var status: NodeStatus?

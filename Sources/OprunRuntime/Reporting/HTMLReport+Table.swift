@@ -153,6 +153,7 @@ extension HTMLReport {
         if (value instanceof Node) detail.appendChild(value); else detail.textContent = String(value);
         facts.appendChild(detail);
       }
+      fact("description", job.description);
       fact("queue", queues[job.queue].name);
       fact("outcome", outcomes[index] + (job.resumed ? " (resumed, not run again)" : ""));
       fact("exit status", job.signal !== null && job.signal !== undefined ? null : job.exit_code);

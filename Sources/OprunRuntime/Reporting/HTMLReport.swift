@@ -121,6 +121,7 @@ public enum HTMLReport {
     if let ready = job.ready { fields.field("ready", ready) }
     if let finished = job.finished { fields.field("finished", finished) }
     if let after = job.after { fields.field("after", after) }
+    if let description = job.description { fields.field("description", description) }
     if let cancelled = job.cancelled {
       fields.field("cancelled") { members in
         members.field("reason", cancelled.reason.rawValue)

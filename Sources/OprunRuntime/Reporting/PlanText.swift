@@ -2,7 +2,8 @@ import OprunCore
 
 /// The text of `--dry-run`: the order a serial run would start the jobs, and why; with
 /// `--resume`, whether each job is resumed or why it runs; with `--schedule critical-path`,
-/// each job's weight and remaining path, which decided its place among equals in priority.
+/// each job's weight and remaining path, which decided its place among equals in priority;
+/// after each job's reason, its `description`.
 enum PlanText {
   static func render(
     _ plan: [PlanStep], of graph: JobGraph, resumePlan: ResumePlan? = nil, filePlan: FilePlan? = nil,
@@ -28,7 +29,11 @@ enum PlanText {
       var reason = decision(of: step.job).map { Self.resumeReason($0, in: graph) } ?? step.reason
       if let criticalPath { reason = Self.pathReason(of: step.job, in: criticalPath) + "; " + reason }
       text += String(repeating: " ", count: digits - number.count + 2) + number + ". "
-      text += name + String(repeating: " ", count: max(width - name.count, 0)) + "  " + reason + "\n"
+      text += name + String(repeating: " ", count: max(width - name.count, 0)) + "  " + reason
+      if let description = graph.jobs[step.job].description, !description.isEmpty {
+        text += " — " + DisplayText.escaped(description)
+      }
+      text += "\n"
     }
     return text
   }

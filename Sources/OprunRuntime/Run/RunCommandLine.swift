@@ -51,7 +51,9 @@ public enum RunCommandLine {
   static func loadGraph(_ configuration: RunConfiguration) -> Result<JobGraph, Message> {
     let path = configuration.manifestPath
     var graph: JobGraph
-    switch ManifestFile.graph(path: path, defaultMaxConcurrent: CPUCount.available) {
+    switch ManifestFile.graph(
+      path: path, variables: configuration.variables, defaultMaxConcurrent: CPUCount.available)
+    {
     case .success(let loaded): graph = loaded
     case .failure(let errors):
       return .failure(Message(errors.text))

@@ -9,6 +9,8 @@ public struct RunConfiguration: Sendable {
   public var manifestPath: String
   /// Only these jobs and their dependencies; empty for every job.
   public var targets: [String] = []
+  /// `NAME=value` of the command line, over the manifest's `vars` (SPEC §15).
+  public var variables: [String: String] = [:]
   /// Overrides every queue's `max-concurrent`.
   public var maxConcurrent: Int?
   /// Overrides the manifest's `on-failure`.
@@ -57,6 +59,7 @@ public struct RunConfiguration: Sendable {
     let arguments = ManifestArguments(words)
     self.init(manifestPath: arguments.manifestPath)
     targets = arguments.targets
+    variables = arguments.variables
     argumentWarning = arguments.ambiguity
   }
 }

@@ -142,11 +142,18 @@ extension RunPlan {
   /// `-n`: the order a serial run would start the jobs, and why each runs or not.
   func dryRunText(hasher: FileHasher?, manifestPath: String) -> String {
     let order = graph.plan(criticalPath: criticalPath)
-    let filePlan = hasher.map { hasher in
+    return PlanText.render(
+      order, of: graph, resumePlan: resumePlan, filePlan: filePlan(hasher: hasher, manifestPath: manifestPath),
+      criticalPath: criticalPath)
+  }
+
+  /// What the files of each tracked job decide now, as `-n` and `oprun list` say it; nil
+  /// when no job's files decide (no hasher was opened).
+  func filePlan(hasher: FileHasher?, manifestPath: String) -> FilePlan? {
+    hasher.map { hasher in
       FilePlan(
         graph: graph, fingerprints: fingerprints.isEmpty ? graph.fingerprints() : fingerprints, force: force,
         resumePlan: resumePlan, records: fileRecords ?? [:], manifestPath: manifestPath, hasher: hasher)
     }
-    return PlanText.render(order, of: graph, resumePlan: resumePlan, filePlan: filePlan, criticalPath: criticalPath)
   }
 }

@@ -54,8 +54,7 @@ import Testing
     let found = problems(text)
     let misplaced =
       "error: '${{ ... }}' is not replaced here: substitutions are made only in 'command', 'commands', "
-      + "'completion', 'cwd', 'env' values, 'inputs', 'outputs', 'description' and 'dependencies' of a job "
-      + "with a 'matrix'"
+      + "'completion', 'cwd', 'env' values, 'inputs', 'outputs', 'description' and 'dependencies' of a job"
     #expect(found.first == "m.yaml:1:7: " + misplaced)
     #expect(found.contains("m.yaml:6:12: " + misplaced), "\(found)")
   }
@@ -69,8 +68,8 @@ import Testing
       """
     #expect(
       problems(text) == [
-        "m.yaml:4:25: error: unsupported expression '${{ github.sha }}'; the only substitution is '${{ matrix.AXIS }}'",
-        "m.yaml:4:51: error: unsupported expression '${{ matrix.q'; the only substitution is '${{ matrix.AXIS }}'",
+        "m.yaml:4:25: error: unsupported expression '${{ github.sha }}'; the only substitutions are '${{ matrix.AXIS }}' and '${{ vars.NAME }}'",
+        "m.yaml:4:51: error: unsupported expression '${{ matrix.q'; the only substitutions are '${{ matrix.AXIS }}' and '${{ vars.NAME }}'",
       ])
   }
 

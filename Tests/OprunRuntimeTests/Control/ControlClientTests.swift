@@ -71,9 +71,11 @@ import Testing
     defer { removeTree(folder) }
     let manifest = folder + "/jobs.yaml"
     _ = FileManager.default.createFile(atPath: manifest, contents: Data("jobs: {}".utf8))
-    let description = RunDescription(
+    var description = RunDescription(
       pid: getpid(), run: "r", manifest: manifest, started: 0, targets: ["a"], outputMode: .grouped,
       verbosity: .verbose, githubActions: false)
+    // The run's variables come back with it, so that a watcher reads the manifest as the run did.
+    description.variables = ["MODE": "release", "LEVEL": "a=b"]
     let asked = Counter()
     let server = try ThreadedChannel(folder: folder + "/runs", description: description) { _ in
       asked.add()

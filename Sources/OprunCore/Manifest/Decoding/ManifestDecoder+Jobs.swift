@@ -50,8 +50,9 @@ extension ManifestDecoder {
         if !tree[value].isNull { job.matrix = matrix(value, key: keyNode, job: name) }
         continue
       }
-      decode(key, value, into: &job)
+      // First, so that the value read has its variables in.
       if !scalarsWithSubstitutions.isEmpty { collectSubstitutions(in: value, of: key, into: &substitutions) }
+      decode(key, value, into: &job)
     }
     checkSubstitutions(substitutions, of: job)
     if !seen.containsOrMeant(.command), !seen.containsOrMeant(.commands) {

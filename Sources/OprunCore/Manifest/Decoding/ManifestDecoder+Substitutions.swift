@@ -1,6 +1,8 @@
-/// Where `${{ matrix.AXIS }}` may be written (SPEC §11): in the values of the keys that
-/// ``JobKey/takesSubstitutions`` of a job with a `matrix`, naming one of its axes, and in no
-/// other form. Every scalar holding a `${{` is found once, up front; the job keys that take
+/// Where `${{ matrix.AXIS }}` (SPEC §11) and `${{ vars.NAME }}` (SPEC §15) may be written:
+/// in the values of the keys that ``JobKey/takesSubstitutions`` — an axis of the job's
+/// `matrix`, a variable the manifest or the command line sets — and in no other form. A
+/// variable is replaced in the document as its scalar is claimed, so every value is read
+/// with its variables in and only the axes are left for each instance. Every scalar holding a `${{` is found once, up front; the job keys that take
 /// substitutions claim theirs, and whatever is left over is reported where it is written.
 extension ManifestDecoder {
   static func scalarsWithSubstitutions(in tree: YAMLTree) -> [Int32] {
@@ -13,7 +15,8 @@ extension ManifestDecoder {
   }
 
   /// Claims the scalars of `value` (the value of `key` in a job) that hold substitutions,
-  /// reports the forms that are not `${{ matrix.AXIS }}`, and adds the axes named.
+  /// reports the forms that are not `${{ matrix.AXIS }}` or `${{ vars.NAME }}` and the unknown
+  /// variables, replaces the variables, and adds the axes named.
   mutating func collectSubstitutions(
     in value: Int32, of key: JobKey, into substitutions: inout [Located<Substring>]
   ) {
@@ -39,9 +42,24 @@ extension ManifestDecoder {
       report(
         node,
         "unsupported expression '\(DisplayText.escaped(String(form)))'; "
-          + "the only substitution is '${{ matrix.AXIS }}'")
+          + "the only substitutions are '${{ matrix.AXIS }}' and '${{ vars.NAME }}'")
     }
     for axis in template.axes { substitutions.append(Located(axis, at: location(node))) }
+    let named = template.variables
+    guard !named.isEmpty else { return }
+    for name in named where variables[String(name)] == nil { reportUnknownVariable(String(name), at: node) }
+    tree.nodes[Int(node)].text = template.replacingVariables(variables)
+  }
+
+  /// `unknown variable 'MDOE' (did you mean 'MODE'?)`, else the variables there are.
+  private mutating func reportUnknownVariable(_ name: String, at node: Int32) {
+    let known = variables.keys.sorted()
+    let hint =
+      Suggestion.closest(to: name, among: known).map(Suggestion.didYouMean)
+      ?? (known.isEmpty
+        ? "; no variable is set: write 'vars: {\(name): VALUE}' or give \(name)=VALUE on the command line"
+        : "; the variables are \(Listing.words(known, quoted: true, conjunction: "and"))")
+    report(node, "unknown variable '\(name)' in '${{ vars.\(name) }}'\(hint)")
   }
 
   /// Reports each substitution of a job without a matrix, and each that names no axis of it.
@@ -71,14 +89,13 @@ extension ManifestDecoder {
       report(
         node,
         "'${{ ... }}' is not replaced here: substitutions are made only in 'command', 'commands', "
-          + "'completion', 'cwd', 'env' values, 'inputs', 'outputs', 'description' and 'dependencies' of a job "
-          + "with a 'matrix'")
+          + "'completion', 'cwd', 'env' values, 'inputs', 'outputs', 'description' and 'dependencies' of a job")
     }
   }
 }
 
 extension JobKey {
-  /// The keys whose values may hold `${{ matrix.AXIS }}`: for `env`, its values, not its names.
+  /// The keys whose values may hold `${{ matrix.AXIS }}` and `${{ vars.NAME }}`: for `env`, its values, not its names.
   var takesSubstitutions: Bool {
     switch self {
     case .command, .commands, .completion, .cwd, .env, .description, .dependencies, .inputs, .outputs: true

@@ -12,6 +12,9 @@ extension ManifestDecoder {
       return nil
     }
     var manifest = Manifest(path: path, name: Self.stem(of: path))
+    // Before any job: a job written above `vars` may name them.
+    decodeVariables(root)
+    manifest.variables = variables
     var seen = KeysRead<TopLevelKey>()
     for (keyNode, value) in tree.entries(of: root) {
       if Self.isExtensionKey(keyNode, in: tree) { continue }
@@ -49,6 +52,8 @@ extension ManifestDecoder {
     case .jobs: manifest.jobs = jobs(value)
     case .slurm: manifest.slurm = slurm(value)
     case .budget: manifest.budget = resources(value, of: "'budget'")
+    case .include: manifest.includes = includes(value)
+    case .vars: break
     }
   }
 

@@ -1,17 +1,24 @@
 /// Turns a ``YAMLTree`` into a ``Manifest``, collecting every problem instead of stopping
 /// at the first: a value that is wrong is reported and left out, and decoding goes on.
 struct ManifestDecoder {
-  let tree: YAMLTree
+  /// The document; a scalar's `${{ vars.NAME }}` are replaced in it when its key claims it,
+  /// before its value is read.
+  var tree: YAMLTree
   let path: String
+  /// The variables given from outside, over the manifest's own `vars`.
+  let givenVariables: [String: String]
+  /// What `${{ vars.NAME }}` may name: `vars` with ``givenVariables`` over them.
+  var variables: [String: String] = [:]
   private(set) var diagnostics = DiagnosticCollector()
   /// The scalars that hold a `${{`, in node order; empty for almost every manifest.
   let scalarsWithSubstitutions: [Int32]
   /// Those of ``scalarsWithSubstitutions`` read where a substitution is allowed.
   var allowedSubstitutions: Set<Int32> = []
 
-  init(tree: YAMLTree, path: String) {
+  init(tree: YAMLTree, path: String, variables: [String: String] = [:]) {
     self.tree = tree
     self.path = path
+    self.givenVariables = variables
     self.diagnostics = tree.problems
     self.scalarsWithSubstitutions = Self.scalarsWithSubstitutions(in: tree)
   }

@@ -43,12 +43,14 @@ struct KeysRead<Key: ManifestKey> {
 /// The keys of the manifest's top-level mapping.
 enum TopLevelKey: Int, ManifestKey {
   case name, maxConcurrent, onFailure, env, cwd, defaults, queues, jobs, slurm, budget
-  case dotenv, secrets
+  case dotenv, secrets, include, vars
 
   var word: String {
     switch self {
     case .dotenv: "dotenv"
     case .secrets: "secrets"
+    case .include: "include"
+    case .vars: "vars"
     case .slurm: "slurm"
     case .budget: "budget"
     case .name: "name"
@@ -95,6 +97,20 @@ enum JobKey: Int, ManifestKey {
     case .inputs: "inputs"
     case .outputs: "outputs"
     case .resources: "resources"
+    }
+  }
+
+  static let byWord = index()
+}
+
+/// The keys of one entry of `include` written as a mapping.
+enum IncludeKey: Int, ManifestKey {
+  case path, prefix
+
+  var word: String {
+    switch self {
+    case .path: "path"
+    case .prefix: "prefix"
     }
   }
 

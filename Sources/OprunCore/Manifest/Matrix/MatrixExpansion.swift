@@ -269,6 +269,9 @@ private struct FillableText {
           continue
         }
         parts.append(.value(index))
+      case .variable(let name):
+        // Replaced while decoding; one left is unknown, and reported there.
+        parts.append(.text(Substring("${{ vars.\(name) }}")))
       }
     }
     self.parts = parts
