@@ -66,16 +66,17 @@ public struct SecretMaskingStream {
     for run in found { add(run) }
   }
 
+  /// A secret found at `run`: joined with every pending run it overlaps or touches — a long
+  /// secret found later may begin before several shorter ones found first — and with the run
+  /// last passed on, whose `***` then stands for it too.
   private mutating func add(_ run: (start: Int, end: Int)) {
-    if let last = runs.last, run.start <= last.end {
-      runs[runs.count - 1].end = max(last.end, run.end)
-      runs[runs.count - 1].start = min(last.start, run.start)
-    } else if runs.isEmpty, run.start <= shownRunEnd {
-      runs.append(run)
-      firstRunShown = true
-    } else {
-      runs.append(run)
+    var run = run
+    while let last = runs.last, run.start <= last.end {
+      run = (min(last.start, run.start), max(last.end, run.end))
+      runs.removeLast()
     }
+    if runs.isEmpty, run.start <= shownRunEnd { firstRunShown = true }
+    runs.append(run)
   }
 
   /// Passes on the stream's bytes below `limit` (held ones, then the chunk's), each masked
