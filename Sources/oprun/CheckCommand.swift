@@ -17,7 +17,7 @@ struct Check: ParsableCommand {
   @Argument(
     help: ArgumentHelp(
       "The manifest to check (default: ./jobs.yaml), and variables for ${{ vars.NAME }}.",
-      valueName: "MANIFEST | NAME=value"),
+      valueName: "MANIFEST | NAME=VALUE"),
     completion: .file(extensions: ["yaml", "yml"]))
   var words: [String] = []
 

@@ -9,7 +9,7 @@ import Testing
     "prepare", "fetch-deps", "generate", "compile-lib", "compile-app", "docs", "link", "unit-tests",
     "integration-tests", "package", "collect-logs",
   ]
-  static let subcommands = ["check", "graph", "report", "ctl", "log"]
+  static let subcommands = ["check", "list", "graph", "report", "ctl", "log"]
 
   @Test(arguments: ShellCompletion.Shell.allCases)
   func theFirstWordIsOfferedTheSubcommandsAndTheManifests(_ shell: ShellCompletion.Shell) throws {
@@ -62,6 +62,8 @@ import Testing
   func graphAndARunWithOptionsFirstAreOfferedTheJobsToo(_ shell: ShellCompletion.Shell) throws {
     let completion = try ShellCompletion(shell)
     #expect(try completion.offered("oprun graph jobs/demo.yaml li") == ["link"])
+    #expect(try completion.offered("oprun list jobs/demo.yaml li") == ["link"])
+    #expect(try completion.offered("oprun list jobs/shared/jobs.yaml common:") == ["common:toolchain", "common:lint"])
     #expect(try completion.offered("oprun -j 2 jobs/demo.yaml li") == ["link"])
     #expect(try completion.offered("oprun --output grouped jobs/demo.yaml li") == ["link"])
   }

@@ -42,7 +42,8 @@ import Testing
     // Each box says what the job is for (its `description`), then what sets it apart.
     #expect(
       drawn.node(named: "generate")?.texts == ["generate", "Generate the sources", "priority high · qos userInitiated"])
-    #expect(drawn.node(named: "fetch-deps")?.texts == ["fetch-deps", "Pretend to download the dependencies", "qos utility"])
+    #expect(
+      drawn.node(named: "fetch-deps")?.texts == ["fetch-deps", "Pretend to download the dependencies", "qos utility"])
     #expect(
       drawn.namedEdges == [
         "prepare -> fetch-deps", "prepare -> generate", "fetch-deps -> compile-lib", "generate -> compile-lib",

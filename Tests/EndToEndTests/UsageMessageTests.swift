@@ -71,7 +71,7 @@ import Testing
     }
     visit(try #require(tool["command"] as? [String: Any]), path: "oprun")
     #expect(lowercase.isEmpty, "\(lowercase)")
-    #expect(Set(manifests.keys) == ["oprun run", "oprun check", "oprun graph", "oprun log"])
+    #expect(Set(manifests.keys) == ["oprun run", "oprun check", "oprun list", "oprun graph", "oprun log"])
     for (command, help) in manifests {
       #expect(help.contains("(default: ./jobs.yaml)"), "\(command): \(help)")
     }

@@ -38,14 +38,14 @@ import Testing
   @Test func includedJobsAndQueuesJoinUnderTheirPrefixWithTheirOwnFilesSettings() throws {
     let files = [
       "jobs.yaml": """
-        include: [{path: ci/common.yaml, prefix: ci}, ci/common.yaml]
-        env: {TOOL: other}
-        defaults: {timeout: 5m}
-        jobs:
-          build:
-            command: make
-            dependencies: [ci:check, common:fetch]
-        """,
+      include: [{path: ci/common.yaml, prefix: ci}, ci/common.yaml]
+      env: {TOOL: other}
+      defaults: {timeout: 5m}
+      jobs:
+        build:
+          command: make
+          dependencies: [ci:check, common:fetch]
+      """,
       "ci/common.yaml": common,
     ]
     let graph = try load(files).get()
@@ -106,14 +106,14 @@ import Testing
   @Test func aVariableIsFilledInAndTheCommandLineWins() throws {
     let files = [
       "jobs.yaml": """
-        jobs:
-          build:
-            command: make MODE=${{ vars.MODE }}
-            description: a ${{ vars.MODE }} build
-            matrix: {arch: [x86]}
-            cwd: out/${{ matrix.arch }}-${{vars.MODE}}
-        vars: {MODE: debug}
-        """
+      jobs:
+        build:
+          command: make MODE=${{ vars.MODE }}
+          description: a ${{ vars.MODE }} build
+          matrix: {arch: [x86]}
+          cwd: out/${{ matrix.arch }}-${{vars.MODE}}
+      vars: {MODE: debug}
+      """
     ]
     let debug = try load(files).get().jobs[0]
     #expect(debug.commands == ["make MODE=debug"])
@@ -134,7 +134,8 @@ import Testing
   @Test func anUnknownVariableIsAnErrorWithASuggestion() {
     let files = ["jobs.yaml": "vars: {MODE: debug}\njobs:\n  a:\n    command: echo ${{ vars.MDOE }}"]
     #expect(
-      problems(files) == ["jobs.yaml:4:14: error: unknown variable 'MDOE' in '${{ vars.MDOE }}' (did you mean 'MODE'?)"])
+      problems(files) == ["jobs.yaml:4:14: error: unknown variable 'MDOE' in '${{ vars.MDOE }}' (did you mean 'MODE'?)"]
+    )
   }
 
   @Test func aVariableOutsideTheKeysThatTakeSubstitutionsIsAnError() {

@@ -90,7 +90,11 @@ struct JobList {
       member.field("queue", entry.queue)
       member.field("dependencies", entry.dependencies)
       member.field("instances", entry.instances)
-      if let upToDate = entry.upToDate { member.field("up_to_date", upToDate) } else { member.field("up_to_date", nil as String?) }
+      if let upToDate = entry.upToDate {
+        member.field("up_to_date", upToDate)
+      } else {
+        member.field("up_to_date", nil as String?)
+      }
     }
     object.close(newline: true)
     return String(decoding: object.bytes, as: UTF8.self)

@@ -16,7 +16,8 @@ extension ManifestDecoder {
     for (keyNode, item) in tree.entries(of: value) {
       guard let name = keyName(keyNode) else { continue }
       guard MatrixTemplate.isAxisName(name) else {
-        report(keyNode, "variable name '\(name)' must be letters, digits, '_' and '-', not starting with a digit or '-'")
+        report(
+          keyNode, "variable name '\(name)' must be letters, digits, '_' and '-', not starting with a digit or '-'")
         continue
       }
       if let first = firstKeys.updateValue(keyNode, forKey: name) {

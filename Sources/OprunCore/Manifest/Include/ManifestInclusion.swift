@@ -71,7 +71,8 @@ struct ManifestInclusion {
   /// a cycle, a file that cannot be read, or one that is not a manifest.
   private mutating func load(_ entry: IncludeSpec, from manifest: Manifest, chain: [String]) -> Manifest? {
     let written = entry.path.value
-    let path = Self.normalized(written.hasPrefix("/") ? written : Self.join(PathParts.folder(of: manifest.path), written))
+    let path = Self.normalized(
+      written.hasPrefix("/") ? written : Self.join(PathParts.folder(of: manifest.path), written))
     if let start = chain.firstIndex(of: path) {
       let cycle = (chain[start...] + [path]).joined(separator: " -> ")
       diagnostics.append(Diagnostic(at: entry.path.location, "include cycle: \(cycle)"))
