@@ -55,7 +55,7 @@ final class WatchLoop {
       while true {
         if changed.isEmpty { changed = waitForChanges(graph: prepared.plan.graph) }
         // The manifest is read again when it changed; while it has errors, the last good one runs.
-        let rereads = !manifestIsBroken || changed.contains(files.manifest)
+        let rereads = !manifestIsBroken || changed.contains(where: files.isManifestFile)
         switch RunPlan.prepare(configuration, loaded: rereads ? nil : lastGood) {
         case .success(let next):
           prepared = next
@@ -67,7 +67,7 @@ final class WatchLoop {
           }
           // What is watched follows the manifest; after a change to inputs alone, what the
           // watcher knows is already up to date, and the cycle starts without looking again.
-          if changed.contains(files.manifest) {
+          if changed.contains(where: files.isManifestFile) {
             files = WatchedFiles(graph: next.plan.graph, manifestPath: configuration.manifestPath)
             watch()
           }
@@ -75,7 +75,7 @@ final class WatchLoop {
           RunCommandLine.writeAll(2, message)
           manifestIsBroken = true
           // The errors are said; what else changed runs with the last good manifest.
-          let others = changed.filter { $0 != files.manifest }
+          let others = changed.filter { !files.isManifestFile($0) }
           changed = []
           guard rereads, !others.isEmpty, case .success(let next) = RunPlan.prepare(configuration, loaded: lastGood)
           else { continue }

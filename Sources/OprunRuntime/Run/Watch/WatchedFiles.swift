@@ -11,7 +11,8 @@ struct WatchedFiles {
   private(set) var files: Set<String> = []
   /// The manifest's absolute path.
   let manifest: String
-  /// The manifest's own `dotenv` files, which every job reads, as the manifest.
+  /// The manifest's own `dotenv` files and the manifests it includes: read with it, so a
+  /// change to one counts as a change to it.
   private var sharedFiles: Set<String> = []
   /// Each job's trees and single files.
   private var rootsOfJob: [JobID: [String]] = [:]
@@ -35,6 +36,10 @@ struct WatchedFiles {
     files.insert(manifest)
     for file in graph.manifest.dotenv {
       sharedFiles.insert(AbsolutePath.of(DotenvResolution.path(of: file, manifestPath: manifestPath)))
+    }
+    // The manifests it includes are read as the manifest is (SPEC §15).
+    for job in graph.manifest.jobs {
+      if let included = job.includedFrom { sharedFiles.insert(AbsolutePath.of(included)) }
     }
     files.formUnion(sharedFiles)
     for job in graph.jobs {
@@ -67,10 +72,16 @@ struct WatchedFiles {
     return pattern.isAbsolute ? "/" + joined : (joined.isEmpty ? folder : folder + "/" + joined)
   }
 
+  /// Whether `path` is read with the manifest: the manifest, a manifest it includes, or one
+  /// of its own `dotenv` files. A change to one of them may change what is watched.
+  func isManifestFile(_ path: String) -> Bool {
+    path == manifest || sharedFiles.contains(path)
+  }
+
   /// The jobs that read one of `paths` (every job when the manifest or one of its own
   /// dotenv files is among them).
   func jobs(reading paths: [String], in graph: JobGraph) -> [JobID] {
-    if paths.contains(where: { $0 == manifest || sharedFiles.contains($0) }) { return graph.jobs.map(\.id) }
+    if paths.contains(where: isManifestFile) { return graph.jobs.map(\.id) }
     return rootsOfJob.compactMap { job, roots in
       paths.contains { path in Self.isUnder(path, anyOf: roots) } ? job : nil
     }.sorted()
