@@ -116,6 +116,12 @@ public struct Transition: Sendable, Equatable {
   /// On `executing → ready` (a retry) after an attempt that ran out of memory: the bytes
   /// the next attempt is given, twice what the last one had (never more than the budget).
   public var retryMemory: Int?
+  /// On `finished`, `failed`, and on `executing → ready` (a retry): the attempt failed because
+  /// the kernel killed it for passing this memory limit, in bytes (SPEC §12). Added by the run driver.
+  public var outOfMemoryLimit: Int?
+
+  /// The event stream's `reason` of an attempt that failed out of memory.
+  public static let outOfMemoryReason = "out-of-memory"
 
   public init(
     job: JobID, queue: QueueID, from: JobState, to: JobState, attempt: Int = 1, pids: [Int32] = [],
