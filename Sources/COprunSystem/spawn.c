@@ -87,6 +87,9 @@ static void child_exec_directly(const struct oprun_spawn_plan *plan) {
 
 __attribute__((noreturn)) static void child_run(const struct oprun_spawn_plan *plan, const struct child_report *report) {
   if (syscall(SYS_setpgid, 0, 0) != 0) child_fail(report, OPRUN_SPAWN_STAGE_SETUP, errno);
+  for (int index = 0; index < plan->cgroup_fd_count; index++) {
+    syscall(SYS_write, plan->cgroup_fds[index], "0", 1);
+  }
   oprun_child_reset_signal_actions();
   if (plan->terminal_fd >= 0) {
     pid_t self = (pid_t)syscall(SYS_getpid);

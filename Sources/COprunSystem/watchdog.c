@@ -2,6 +2,7 @@
 #include "child_signals.h"
 #include "oprun_system.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -82,6 +83,95 @@ static void end_listed_groups(int64_t grace) {
       return;
     }
     sleep_nanoseconds(left < check_interval ? left : check_interval);
+  }
+}
+
+/// The run's cgroup folders (see oprun_watchdog_start), copied at the start.
+static char cgroup_folders[8192];
+
+/// Appends `name` to the path in `path` (of `length` bytes) after a slash; 0 when it does not fit.
+static int join_path(char *path, size_t length, const char *name, size_t room) {
+  size_t name_length = strlen(name);
+  if (length + 1 + name_length + 1 > room) return 0;
+  path[length] = '/';
+  memcpy(path + length + 1, name, name_length + 1);
+  return 1;
+}
+
+/// SIGKILL to every process a cgroup holds: `cgroup.kill` where the kernel has it (cgroup
+/// v2, 5.14 on), else each pid its `cgroup.procs` lists.
+static void kill_cgroup(char *path, size_t length, size_t room) {
+  if (join_path(path, length, "cgroup.kill", room)) {
+    int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_WRONLY | O_CLOEXEC);
+    if (fd >= 0) {
+      long written = syscall(SYS_write, fd, "1", 1);
+      syscall(SYS_close, fd);
+      path[length] = 0;
+      if (written == 1) return;
+    }
+  }
+  if (!join_path(path, length, "cgroup.procs", room)) return;
+  int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+  path[length] = 0;
+  if (fd < 0) return;
+  char text[4096];
+  long count;
+  int32_t pid = 0;
+  while ((count = syscall(SYS_read, fd, text, sizeof text)) > 0) {
+    for (long index = 0; index < count; index++) {
+      if (text[index] >= '0' && text[index] <= '9') {
+        pid = pid * 10 + (text[index] - '0');
+      } else {
+        if (pid > 1) syscall(SYS_kill, pid, SIGKILL);
+        pid = 0;
+      }
+    }
+  }
+  if (pid > 1) syscall(SYS_kill, pid, SIGKILL);
+  syscall(SYS_close, fd);
+}
+
+/// Empties and removes every child cgroup of `folder`, then `folder`; 1 when it is gone.
+static int remove_cgroup_folder(const char *folder) {
+  char path[4096];
+  size_t length = strlen(folder);
+  if (length + 1 > sizeof path) return 1;
+  memcpy(path, folder, length + 1);
+  int directory = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (directory < 0) return errno == ENOENT;
+  char entries[4096];
+  long count;
+  while ((count = syscall(SYS_getdents64, directory, entries, sizeof entries)) > 0) {
+    for (long offset = 0; offset < count;) {
+      unsigned short entry_length;
+      memcpy(&entry_length, entries + offset + 16, sizeof entry_length);
+      unsigned char type = (unsigned char)entries[offset + 18];
+      const char *name = entries + offset + 19;
+      offset += entry_length;
+      if (type != DT_DIR || name[0] == '.') continue;
+      if (!join_path(path, length, name, sizeof path)) continue;
+      size_t child_length = strlen(path);
+      kill_cgroup(path, child_length, sizeof path);
+      syscall(SYS_rmdir, path);
+      path[length] = 0;
+    }
+  }
+  syscall(SYS_close, directory);
+  return syscall(SYS_rmdir, folder) == 0 || errno == ENOENT;
+}
+
+/// Removes the run's cgroups, trying again while their killed processes exit, for five
+/// seconds at most.
+static void remove_cgroup_folders(void) {
+  if (!cgroup_folders[0]) return;
+  int64_t deadline = monotonic_nanoseconds() + 5 * 1000000000LL;
+  while (1) {
+    int left = 0;
+    for (const char *folder = cgroup_folders; *folder; folder += strlen(folder) + 1) {
+      if (!remove_cgroup_folder(folder)) left++;
+    }
+    if (!left || monotonic_nanoseconds() >= deadline) return;
+    sleep_nanoseconds(10 * 1000000);
   }
 }
 
@@ -168,12 +258,23 @@ __attribute__((noreturn)) static void watchdog_run(int channel, int64_t grace) {
   close_descriptors_except(channel);
   syscall(SYS_chdir, "/");
   syscall(SYS_prctl, PR_SET_NAME, "oprun-watchdog", 0, 0, 0);
-  if (!follow_records(channel)) end_listed_groups(grace);
+  if (!follow_records(channel)) {
+    end_listed_groups(grace);
+    remove_cgroup_folders();
+  }
   syscall(SYS_exit_group, 0);
   __builtin_unreachable();
 }
 
-pid_t oprun_watchdog_start(int64_t grace_nanoseconds, int *channel) {
+pid_t oprun_watchdog_start(int64_t grace_nanoseconds, const char *cgroups, int *channel) {
+  // Copied now: the watchdog's memory is a copy of oprun's at its start.
+  size_t cgroups_length = 0;
+  if (cgroups) {
+    while (cgroups[cgroups_length]) cgroups_length += strlen(cgroups + cgroups_length) + 1;
+  }
+  if (cgroups_length + 1 > sizeof cgroup_folders) cgroups_length = 0;
+  memcpy(cgroup_folders, cgroups ? cgroups : "", cgroups_length);
+  cgroup_folders[cgroups_length] = 0;
   int ends[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) return -1;
   // As much room for records as the system grants (net.core.wmem_max caps it).

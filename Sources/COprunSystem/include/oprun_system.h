@@ -86,6 +86,12 @@ struct oprun_spawn_plan {
   /// program or a script without `#!` is reported exactly as the shell reports it. NULL for none.
   char *const *direct_paths;
   char *const *direct_argv;
+  /// Descriptors of `cgroup.procs` files (or v1 `tasks`) opened by the caller: right after
+  /// it makes its own process group, the child writes "0" to each, which moves it into
+  /// those cgroups before its command can run or allocate anything. A refusal is ignored:
+  /// the command still runs, outside. NULL (or a count of 0) for none.
+  const int *cgroup_fds;
+  int cgroup_fd_count;
 };
 
 /// Where a spawn failed, in oprun_spawn_failure.stage.
@@ -123,8 +129,12 @@ pid_t oprun_spawn(const struct oprun_spawn_plan *plan, struct oprun_spawn_failur
 /// negation to unlist it, 0 when the run ended cleanly (the watchdog then exits). When the
 /// channel closes without 0, every listed group gets SIGTERM and SIGCONT at once, and
 /// SIGKILL once `grace_nanoseconds` have passed if it still has a process.
+/// `cgroup_folders` (NULL for none): the run's cgroup folders, each ended by a NUL and the
+/// list by an empty one. After the groups have ended, each folder's child cgroups lose
+/// what they still hold (`cgroup.kill`, else SIGKILL to each process of `cgroup.procs`)
+/// and are removed, then the folder itself, trying for a few seconds at most.
 /// Returns the watchdog's pid, or -1 with errno set (nothing is left running or open).
-pid_t oprun_watchdog_start(int64_t grace_nanoseconds, int *channel);
+pid_t oprun_watchdog_start(int64_t grace_nanoseconds, const char *cgroup_folders, int *channel);
 
 // MARK: - Signals
 

@@ -136,6 +136,9 @@ public enum EventLine {
     transition.missingOutputs = strings(value["missing_outputs"]) ?? []
     transition.usage = usage(value)
     if from == .executing, to == .ready { transition.retryMemory = value["memory"]?.intValue }
+    if value["reason"]?.stringValue == Transition.outOfMemoryReason {
+      transition.outOfMemoryLimit = value["memory_limit"]?.intValue
+    }
     if let code = value["why"]?.stringValue {
       transition.decision = decision(code: code, text: value["reason"]?.stringValue ?? "")
     }

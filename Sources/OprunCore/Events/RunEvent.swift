@@ -119,6 +119,12 @@ public struct Transition: Sendable, Equatable {
   /// On a job's first transition (from `pending`), as a stream read back says it: the job's
   /// `description`. A run's writer takes it from the graph; the engine never sets it.
   public var description: String?
+  /// On `finished`, `failed`, and on `executing → ready` (a retry): the attempt failed because
+  /// the kernel killed it for passing this memory limit, in bytes (SPEC §12). Added by the run driver.
+  public var outOfMemoryLimit: Int?
+
+  /// The event stream's `reason` of an attempt that failed out of memory.
+  public static let outOfMemoryReason = "out-of-memory"
 
   public init(
     job: JobID, queue: QueueID, from: JobState, to: JobState, attempt: Int = 1, pids: [Int32] = [],

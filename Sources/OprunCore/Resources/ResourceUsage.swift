@@ -15,6 +15,9 @@ public struct ResourceUsage: Sendable, Equatable {
   /// The largest resident memory seen, in bytes.
   public var peakMemory: Int
   public var source: MemorySource
+  /// Set when the kernel killed a process of the job's cgroup for passing its memory limit:
+  /// that limit, in bytes (SPEC §12).
+  public var outOfMemoryLimit: Int?
 
   public init(cpuSeconds: Double, peakMemory: Int, source: MemorySource) {
     self.cpuSeconds = max(cpuSeconds, 0)
@@ -27,9 +30,11 @@ public struct ResourceUsage: Sendable, Equatable {
   /// measured apart are not known to have peaked together), and a cgroup's figures say
   /// `cgroup` only when both are.
   public func combined(with other: ResourceUsage) -> ResourceUsage {
-    ResourceUsage(
+    var both = ResourceUsage(
       cpuSeconds: cpuSeconds + other.cpuSeconds, peakMemory: max(peakMemory, other.peakMemory),
       source: source == other.source ? source : .process)
+    both.outOfMemoryLimit = other.outOfMemoryLimit ?? outOfMemoryLimit
+    return both
   }
 }
 

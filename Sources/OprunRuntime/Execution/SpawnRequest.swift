@@ -23,6 +23,9 @@ public struct SpawnRequest: Sendable, Equatable {
   /// environment's `PATH`; the shell runs `command` when the lookup finds nothing to execute.
   /// Nil: `shell -c command`.
   public var directArguments: [String]?
+  /// Open `cgroup.procs` files the child writes itself into before its command runs (its
+  /// job's cgroup, SPEC §12); one it cannot join is passed over.
+  public var cgroupJoining: [Int32] = []
 
   public init(
     command: String, environment: [String], workingDirectory: String? = nil, qos: QualityOfService = .default,

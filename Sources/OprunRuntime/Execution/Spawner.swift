@@ -73,19 +73,23 @@ public final class Spawner {
     var failure = oprun_spawn_failure()
     var announcement = watchdog?.announcement() ?? []
     var announced = -1
-    let pid = request.shell.withCString { shell in
-      withOptionalCString(request.workingDirectory) { directory in
-        announcement.withUnsafeMutableBufferPointer { announcementBytes in
-          withUnsafeMutablePointer(to: &announced) { announcedCount in
-            var plan = oprun_spawn_plan(
-              path: shell, argv: arguments.pointers, envp: environment.pointers, directory: directory,
-              stdin_fd: stdin, stdout_fd: output?.stdout.write ?? -1, stderr_fd: output?.stderrWriteEnd ?? -1,
-              set_nice: niceness != baseNiceness ? 1 : 0, nice: niceness,
-              ioprio: scheduling.ioPriority?.rawValue ?? 0, terminal_fd: takesTerminal ? STDIN_FILENO : -1,
-              announce_fd: watchdog?.channelDescriptor ?? -1, announcement: announcementBytes.baseAddress,
-              announcement_length: announcementBytes.count, announced: announcedCount,
-              direct_paths: direct?.0.pointers, direct_argv: direct?.1.pointers)
-            return oprun_spawn(&plan, &failure)
+    let cgroupJoining = request.cgroupJoining
+    let pid = cgroupJoining.withUnsafeBufferPointer { cgroups in
+      request.shell.withCString { shell in
+        withOptionalCString(request.workingDirectory) { directory in
+          announcement.withUnsafeMutableBufferPointer { announcementBytes in
+            withUnsafeMutablePointer(to: &announced) { announcedCount in
+              var plan = oprun_spawn_plan(
+                path: shell, argv: arguments.pointers, envp: environment.pointers, directory: directory,
+                stdin_fd: stdin, stdout_fd: output?.stdout.write ?? -1, stderr_fd: output?.stderrWriteEnd ?? -1,
+                set_nice: niceness != baseNiceness ? 1 : 0, nice: niceness,
+                ioprio: scheduling.ioPriority?.rawValue ?? 0, terminal_fd: takesTerminal ? STDIN_FILENO : -1,
+                announce_fd: watchdog?.channelDescriptor ?? -1, announcement: announcementBytes.baseAddress,
+                announcement_length: announcementBytes.count, announced: announcedCount,
+                direct_paths: direct?.0.pointers, direct_argv: direct?.1.pointers,
+                cgroup_fds: cgroups.baseAddress, cgroup_fd_count: Int32(cgroups.count))
+              return oprun_spawn(&plan, &failure)
+            }
           }
         }
       }

@@ -4,7 +4,8 @@ import Glibc
 /// The process that ends a run's jobs when oprun dies without a chance to (SIGKILL, the OOM
 /// killer, a crash): told every process group the run creates, it sends them SIGTERM (and
 /// SIGCONT) when oprun's end of their channel closes without the run having ended, and
-/// SIGKILL after the grace period, as a systemd unit's processes are stopped.
+/// SIGKILL after the grace period, as a systemd unit's processes are stopped; then it removes
+/// the run's cgroups, killing what they still hold.
 ///
 /// One record of four bytes per message, sent without waiting: a group that is gone is
 /// not sent on its own but with the next group listed, so a job costs one `send(2)`.
@@ -18,11 +19,17 @@ final class Watchdog {
   private var unsent: [UInt8] = []
 
   /// Starts a watchdog that gives the groups it is told `grace` seconds between SIGTERM
-  /// and SIGKILL.
-  static func start(grace: Double) -> Result<Watchdog, SystemError> {
+  /// and SIGKILL, then empties and removes the run's `cgroupFolders` (each job's cgroup in
+  /// them, then the folder).
+  static func start(grace: Double, cgroupFolders: [String] = []) -> Result<Watchdog, SystemError> {
     var channel: Int32 = -1
     let nanoseconds = Int64(min(max(grace, 0), Double(Int64.max / 2) / 1e9) * 1e9)
-    let pid = oprun_watchdog_start(nanoseconds, &channel)
+    // Each folder ended by a NUL, the list by an empty one.
+    let folders = cgroupFolders.isEmpty ? nil : cgroupFolders.map { Array($0.utf8CString) }.joined() + [0]
+    let pid =
+      folders.map { list in
+        list.withUnsafeBufferPointer { oprun_watchdog_start(nanoseconds, $0.baseAddress, &channel) }
+      } ?? oprun_watchdog_start(nanoseconds, nil, &channel)
     guard pid > 0 else { return .failure(SystemError("start the watchdog")) }
     return .success(Watchdog(pid: pid, channel: channel))
   }

@@ -193,6 +193,7 @@ public final class EventStreamWriter: RunObserver {
       writeTermination(transition.termination, to: &object)
       if let usage = transition.usage { object.fields(of: usage) }
       if !transition.missingOutputs.isEmpty { object.field("missing_outputs", transition.missingOutputs) }
+      writeOutOfMemory(transition, to: &object)
       if let memory = transition.retryMemory { object.field("memory", memory) }
     }
     guard transition.to == .finished else { return }
@@ -203,6 +204,14 @@ public final class EventStreamWriter: RunObserver {
     if transition.resumed { object.field("resumed", true) }
     if transition.upToDate { object.field("up_to_date", true) }
     if !transition.missingOutputs.isEmpty { object.field("missing_outputs", transition.missingOutputs) }
+    writeOutOfMemory(transition, to: &object)
+  }
+
+  /// `reason: "out-of-memory"` and the limit passed, for an attempt the kernel killed for it.
+  private func writeOutOfMemory(_ transition: Transition, to object: inout JSONObjectWriter) {
+    guard let limit = transition.outOfMemoryLimit else { return }
+    object.field("reason", Transition.outOfMemoryReason)
+    object.field("memory_limit", limit)
   }
 
   /// `exit_code` and `signal`, each a number or null.

@@ -137,6 +137,7 @@ public final class HumanReporter: RunObserver {
     case .ready where transition.from == .executing:
       // A failed attempt goes back to its queue to be run again.
       var ending = transition.termination.map(TimelineFormatter.terminationText) ?? "failed"
+      if let limit = transition.outOfMemoryLimit { ending = TimelineFormatter.outOfMemoryText(limit: limit) }
       if !transition.missingOutputs.isEmpty {
         ending += ", " + TimelineFormatter.missingOutputsText(transition.missingOutputs)
       }

@@ -20,6 +20,8 @@ public struct RunSummary: Sendable, Equatable {
     public var upToDate = false
     /// The declared outputs its succeeding commands did not leave.
     public var missingOutputs: [String] = []
+    /// The memory limit (bytes) its last attempt passed, failing out of memory (SPEC §12).
+    public var outOfMemoryLimit: Int?
     /// Whether it ever reached executing.
     public var executed: Bool
     /// Seconds since the run started.
@@ -124,6 +126,7 @@ public struct RunSummary: Sendable, Equatable {
         executed: executedJobs.contains(job), finishedAt: time))
     results[results.count - 1].upToDate = transition.upToDate
     results[results.count - 1].missingOutputs = transition.missingOutputs
+    results[results.count - 1].outOfMemoryLimit = transition.outOfMemoryLimit
     results[results.count - 1].usage = transition.usage
     counts[outcome, default: 0] += 1
     if transition.resumed { resumedCount += 1 }

@@ -69,6 +69,11 @@ struct TimelineFormatter {
     }
   }
 
+  /// `out of memory: 2.0 GB limit`, for an attempt the kernel killed for passing its limit.
+  static func outOfMemoryText(limit: Int) -> String {
+    "out of memory: \(MemoryText.text(bytes: limit)) limit"
+  }
+
   /// `missing outputs a, b`, for a job whose commands succeeded but left these out.
   static func missingOutputsText(_ paths: [String]) -> String {
     plural("missing output", count: paths.count) + " " + paths.map { DisplayText.escaped($0) }.joined(separator: ", ")
@@ -82,6 +87,7 @@ struct TimelineFormatter {
       return result.resumed ? ("succeeded (resumed)", "") : ("succeeded", " in " + duration)
     case .failed:
       var cause = result.termination.map { " (" + Self.terminationText($0) + ")" } ?? ""
+      if let limit = result.outOfMemoryLimit { cause = " (" + Self.outOfMemoryText(limit: limit) + ")" }
       if !result.missingOutputs.isEmpty {
         cause = " (" + (result.termination.map { Self.terminationText($0) + ", " } ?? "")
           + Self.missingOutputsText(result.missingOutputs) + ")"

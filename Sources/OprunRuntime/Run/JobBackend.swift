@@ -52,6 +52,10 @@ public struct WorkOrder: Sendable {
   /// The job's time limit in seconds, for a backend that can enforce it itself; the
   /// driver keeps its own timer either way.
   public var timeout: Double?
+  /// What the attempt was given of the budget (its declared `resources`, its memory doubled
+  /// after running out of it); empty when the job declares none. A backend that can holds
+  /// the attempt to its memory and measures it apart (SPEC §12).
+  public var needs = ResourceNeeds()
 }
 
 /// Which piece of work a command belongs to.

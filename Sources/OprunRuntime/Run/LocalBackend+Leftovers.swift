@@ -6,10 +6,14 @@ extension LocalBackend {
   /// job and completion has been reaped, so any child left is a leftover to reap here.
   /// Then what the leftovers wrote and nobody has read yet is reported, and the pipes that
   /// processes detached with `setsid` still hold are closed rather than waited for. Then
-  /// the watchdog is dismissed: had oprun died before, it would have done the same.
+  /// the run's cgroups are removed (what is still in them killed: a job's `setsid`
+  /// descendants too), and the watchdog is dismissed: had oprun died before, it would have
+  /// done the same.
   func endRun(grace: Double) {
     endLeftoverProcesses(grace: grace)
     leftoverOutput.readLastAndClose()
+    cgroups?.removeAll()
+    cgroups = nil
     watchdog?.dismiss()
     watchdog = nil
   }

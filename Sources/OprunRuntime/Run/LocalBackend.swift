@@ -43,6 +43,13 @@ final class LocalBackend: JobBackend {
   let session = getsid(0)
   /// Pipes of exited commands that what they left running still holds, read until the run ends.
   let leftoverOutput = LeftoverOutput()
+  /// The name of the run's cgroup folders (`oprun-RUNID`), set before the first start when
+  /// some job declares resources; nil: the run makes no cgroup.
+  var cgroupRunName: String?
+  /// The run's cgroups, made with its first process; nil where none can be made.
+  var cgroups: JobCgroups?
+  /// The cgroup of each executing attempt that has one (SPEC §12).
+  var attemptCgroups: [WorkKey: AttemptCgroup] = [:]
 
   init(loop: EventLoop, framing: OutputFraming, environment: JobEnvironment, grace: Double) {
     self.loop = loop
@@ -54,18 +61,22 @@ final class LocalBackend: JobBackend {
   func start(_ work: WorkOrder) -> [Result<CommandHandle, StartFailure>] {
     if !hasStartedProcesses { prepareFirstProcess() }
     let environment = environment.entries(with: work.environment)
-    return work.commands.map { command in
-      let request = SpawnRequest(
+    let cgroup = makeCgroup(for: work)
+    let results = work.commands.map { command in
+      var request = SpawnRequest(
         command: command, environment: environment, workingDirectory: work.workingDirectory, qos: work.qos,
         interactive: work.interactive, mergesStandardError: true, directArguments: DirectCommand.arguments(of: command))
+      request.cgroupJoining = cgroup?.joining ?? []
       switch spawner.spawn(request, announcingTo: watchdog) {
       case .success(let process):
-        return .success(watch(process, of: work.work))
+        return Result<CommandHandle, StartFailure>.success(watch(process, of: work.work))
       case .failure(let error):
         let reason = secrets?.masked(error.description) ?? error.description
         return .failure(StartFailure(reason, mayPassLater: error.isShortOfResources))
       }
     }
+    if let cgroup { keep(cgroup, of: work.work, started: results.count { (try? $0.get()) != nil }) }
+    return results
   }
 
   func signal(_ handle: CommandHandle, _ signal: JobSignal) {
@@ -92,7 +103,8 @@ final class LocalBackend: JobBackend {
   /// order: the watchdog must not become oprun's child).
   private func prepareFirstProcess() {
     hasStartedProcesses = true
-    switch Watchdog.start(grace: grace) {
+    makeRunCgroups()
+    switch Watchdog.start(grace: grace, cgroupFolders: cgroups?.runFolders ?? []) {
     case .success(let started): watchdog = started
     case .failure(let error): onWarning?("\(error); jobs would outlive oprun if it were killed")
     }
@@ -112,7 +124,7 @@ final class LocalBackend: JobBackend {
         // A group left empty can never be joined again: only its number can come back.
         if let watchdog, !processGroupExists(group) { watchdog.forget(group) }
         listAdoptedGroups()
-        reportHandler?(.exited(work, handle, termination, usage))
+        reportHandler?(.exited(work, handle, termination, usageAtExit(of: work, measured: usage)))
       })
     return handle
   }

@@ -56,6 +56,11 @@ final class RunSession {
     let identity = RunIdentity.starting(
       id: (try? newJournal?.get())?.run ?? RunID.make(), manifestPath: configuration.manifestPath)
     let slurm = plan.backend == .slurm ? slurmBackend(local: local, run: identity.id) : nil
+    // Jobs that declare resources run in cgroups of the run's own (SPEC §12); on a cluster
+    // the cluster holds them.
+    if slurm == nil, graph.jobs.contains(where: { $0.needs.declaresAny }) {
+      local.cgroupRunName = "oprun-\(identity.id)"
+    }
     let backend: any JobBackend = slurm ?? local
     let driver = RunDriver(
       plan: plan, fileTracking: fileTracking(ownJournal: (try? newJournal?.get())?.file), backend: backend, clock: loop)

@@ -56,6 +56,7 @@ struct AttemptTable {
     running[job]!.remaining -= 1
     if running[job]!.termination.isSuccess && !termination.isSuccess { running[job]!.termination = termination }
     running[job]!.usage = running[job]!.usage.combined(with: usage)
+    if let limit = usage?.outOfMemoryLimit { running[job]!.outOfMemoryLimit = limit }
     guard running[job]!.remaining == 0 else { return nil }
     defer {
       running[job] = nil
@@ -146,9 +147,10 @@ struct RunningAttempt {
   /// Set while the whole run is stopped (Ctrl-Z): the seconds its time limit had left, its
   /// timer not set meanwhile.
   var timeLeftWhileStopped: Double?
-  /// The attempt passed its memory limit and the kernel killed it (SPEC §12): it failed out
-  /// of memory, and a retry needs twice the memory. Set by whoever watches the limit.
-  var outOfMemory = false
+  /// The attempt passed this memory limit (bytes) and the kernel killed a process of it
+  /// (SPEC §12): if it failed, it failed out of memory, and a retry needs twice the memory.
+  /// Set from what the backend measured.
+  var outOfMemoryLimit: Int?
 
   struct Pause {
     /// Seconds the time limit had left when the attempt was paused; nil without a limit.

@@ -50,11 +50,12 @@ extension RunDriver {
   /// What the backend is asked to run for attempt `attempt` of `job`, given `needs` of the
   /// budget (empty: what the job declares).
   func workOrder(_ job: JobNode, attempt: Int, needs: ResourceNeeds = ResourceNeeds()) -> WorkOrder {
-    WorkOrder(
+    let needs = needs.declaresAny ? needs : job.needs
+    return WorkOrder(
       work: WorkKey(job: job.id, purpose: .attempt(attempt)), commands: job.commands,
-      environment: environment(of: job, attempt: attempt, needs: needs.declaresAny ? needs : job.needs),
+      environment: environment(of: job, attempt: attempt, needs: needs),
       workingDirectory: job.cwd ?? manifestFolder,
-      qos: job.qos, interactive: job.interactive, timeout: job.timeout)
+      qos: job.qos, interactive: job.interactive, timeout: job.timeout, needs: needs)
   }
 
   /// Each command that could not start, in the job's output.
@@ -119,20 +120,22 @@ extension RunDriver {
     resourceUse.attemptEnded(job, using: attempt.usage)
     if awaitsOutputs(of: job, attempt: attempt.attempt, termination: attempt.termination) { return }
     finishAttempt(
-      of: job, attempt.termination, succeeded: attempt.termination.isSuccess, outOfMemory: attempt.outOfMemory)
+      of: job, attempt.termination, succeeded: attempt.termination.isSuccess,
+      outOfMemoryLimit: attempt.termination.isSuccess ? nil : attempt.outOfMemoryLimit)
   }
 
   /// Tells the engine the job's attempt ended as `termination`; its transitions carry it.
-  /// `outOfMemory`: it failed by passing its memory limit, so a retry gets twice the memory.
-  func finishAttempt(of job: JobID, _ termination: Termination, succeeded: Bool, outOfMemory: Bool = false) {
-    endingAttempt = (job, termination)
-    engine.didFinish(job, succeeded: succeeded, outOfMemory: outOfMemory)
+  /// `outOfMemoryLimit`: it failed by passing this memory limit (bytes), so a retry gets
+  /// twice the memory.
+  func finishAttempt(of job: JobID, _ termination: Termination, succeeded: Bool, outOfMemoryLimit: Int? = nil) {
+    endingAttempt = (job, termination, outOfMemoryLimit)
+    engine.didFinish(job, succeeded: succeeded, outOfMemory: outOfMemoryLimit != nil)
     endingAttempt = nil
   }
 
   /// Tells the engine the job finishes without having executed, its transition carrying `termination`.
   func endWithoutStarting(_ job: JobID, _ termination: Termination) {
-    endingAttempt = (job, termination)
+    endingAttempt = (job, termination, nil)
     engine.didNotStart(job)
     endingAttempt = nil
   }

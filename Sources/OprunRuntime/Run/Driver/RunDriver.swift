@@ -45,7 +45,7 @@ public final class RunDriver {
   var locks: LockTable?
 
   /// Set while the engine hears how an attempt ended: the termination its transition carries.
-  var endingAttempt: (job: JobID, termination: Termination)?
+  var endingAttempt: (job: JobID, termination: Termination, outOfMemoryLimit: Int?)?
   /// What each name a control request may give means: a matrix job's plain name is its instances.
   lazy var jobNames = JobNameIndex(graph)
 
@@ -265,6 +265,7 @@ public final class RunDriver {
       transition.pids = attempt.handles.map(\.id)
     } else if transition.to != .executing, let ending = endingAttempt, ending.job == transition.job {
       transition.termination = ending.termination
+      transition.outOfMemoryLimit = ending.outOfMemoryLimit
     }
     transition.usage = resourceUse.usage(for: transition)
     files?.annotate(&transition)
