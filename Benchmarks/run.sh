@@ -20,5 +20,7 @@ echo "== only what changed: a no-op re-run over 10,000 input files against make,
 Benchmarks/incremental.sh
 echo "== --watch: CPU while waiting over 10,000 files, a write to the job's executing event"
 Benchmarks/watch.sh
+echo "== secrets: 100 MB of job output with 10 secrets against none"
+Benchmarks/secrets.sh
 echo "== memory: peak RSS of check and of a run at 10,000 and 100,000 jobs"
 Benchmarks/memory.sh
