@@ -9,7 +9,8 @@ cd "$(dirname "$0")/.."
 OPRUN=${OPRUN:-.build/release/oprun}
 [ -x "$OPRUN" ] || swift build -c release --static-swift-stdlib --product oprun
 OPRUN=$(realpath "$OPRUN")
-command -v hyperfine >/dev/null || { echo "secrets.sh: hyperfine is needed (apt-get install hyperfine)" >&2; exit 1; }
+source Benchmarks/need.sh
+need hyperfine hyperfine
 
 workdir=$(mktemp -d)
 trap 'rm -rf "$workdir"' EXIT
