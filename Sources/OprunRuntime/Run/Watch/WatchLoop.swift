@@ -89,17 +89,22 @@ final class WatchLoop {
 
   static let runningLastGood = "oprun: running the last good manifest until its errors are fixed\n"
 
-  /// Serves the watcher on a running cycle's `loop`: once changes are quiet for the delay, the
-  /// paths whose content differs go to `onChange`, which cancels what they make stale.
+  /// Serves the watcher on a running cycle's `loop`: the paths whose content differs go to
+  /// `onChange`, which cancels what they make stale.
   private func watchDuringCycle(on loop: EventLoop, onChange: @escaping ([String]) -> Void) {
+    _ = serveChanges(on: loop, onChange)
+  }
+
+  /// Serves the watcher on `loop`: what the kernel names (or a rescan finds, after its queue
+  /// overflowed), once changes have been quiet for the delay, goes to `onChange` — only the
+  /// paths whose content differs. Returns the rescan that polling calls, where the kernel
+  /// cannot watch everything.
+  private func serveChanges(on loop: EventLoop, _ onChange: @escaping ([String]) -> Void) -> () -> Void {
     var debounce = ChangeDebounce(delay: delay)
     var timer: TimerID?
-    watcher.serve(on: loop) { [unowned self] notice in
-      let paths: [String]
-      switch notice {
-      case .changed(let named): paths = named.filter { files.counts($0) }
-      case .overflowed: paths = files.rescan()
-      }
+    // Paths are looked at only once quiet: an editor's temporary file, written and renamed
+    // over the file meanwhile, is gone by then, and the file is one change.
+    func note(_ paths: [String]) {
       guard !paths.isEmpty else { return }
       debounce.note(paths, at: loop.now())
       if let timer { loop.cancelTimer(timer) }
@@ -110,6 +115,13 @@ final class WatchLoop {
         onChange(differing)
       }
     }
+    watcher.serve(on: loop) { [unowned self] notice in
+      switch notice {
+      case .changed(let named): note(named.filter { files.counts($0) })
+      case .overflowed: note(files.rescan())
+      }
+    }
+    return { [unowned self] in note(files.rescan()) }
   }
 
   /// Watches the trees and the single files' folders, and records their content now.
@@ -130,9 +142,7 @@ final class WatchLoop {
   /// changed. A cancelling signal meanwhile ends oprun by it. `graph` is the last cycle's.
   private func waitForChanges(graph: JobGraph) -> [String] {
     let loop = EventLoop()
-    var debounce = ChangeDebounce(delay: delay)
     var changed: [String]?
-    var timer: TimerID?
     let humanFD = RunSession.humanFileDescriptor(configuration)
     var statusLine = RunSession.isCapableTerminal(humanFD) ? WatchStatusLine(terminal: humanFD) : nil
     func drawStatusLine() {
@@ -148,39 +158,18 @@ final class WatchLoop {
         if changed == nil { redrawEverySecond() }
       }
     }
-    // Paths are looked at only once quiet: an editor's temporary file, written and renamed
-    // over the file meanwhile, is gone by then, and the file is one change.
-    func noteChanges(_ paths: [String]) {
-      let counted = paths.filter { files.counts($0) }
-      guard !counted.isEmpty else { return }
-      debounce.note(counted, at: loop.now())
-      if let timer { loop.cancelTimer(timer) }
-      timer = loop.schedule(after: delay) { [unowned self] in
-        guard let batch = debounce.takeIfQuiet(at: loop.now()) else { return }
-        let differing = files.changes(among: batch)
-        guard !differing.isEmpty else { return }
-        statusLine?.erase()
-        let named = differing.prefix(RunEvent.watchedPathsNamed).map(relative)
-        RunCommandLine.writeAll(2, "oprun: changed: \(RunEvent.changedPathsText(named, count: differing.count))\n")
-        events.record(.watchChanged(paths: named, count: differing.count), graph: graph)
-        changed = differing
-      }
-    }
-    func noteRescan() {
-      let differing = files.rescan()
-      if !differing.isEmpty { noteChanges(differing) }
+    let rescan = serveChanges(on: loop) { [unowned self] differing in
+      statusLine?.erase()
+      let named = differing.prefix(RunEvent.watchedPathsNamed).map(relative)
+      RunCommandLine.writeAll(2, "oprun: changed: \(RunEvent.changedPathsText(named, count: differing.count))\n")
+      events.record(.watchChanged(paths: named, count: differing.count), graph: graph)
+      changed = differing
     }
     let trap = try? SignalTrap(loop: loop, signals: [SIGINT, SIGTERM, SIGHUP]) { signal in
       statusLine?.erase()
       SignalTrap.end(by: signal)
     }
-    watcher.serve(on: loop) { notice in
-      switch notice {
-      case .changed(let paths): noteChanges(paths)
-      case .overflowed: noteRescan()
-      }
-    }
-    if watcher.limitReached { poll(on: loop, noteRescan) }
+    if watcher.limitReached { poll(on: loop, rescan) }
     events.record(.watchWaiting(files: files.fileCount), graph: graph)
     if statusLine == nil {
       RunCommandLine.writeAll(2, "oprun: watching \(counted(files.fileCount, "file")) (Ctrl-C ends)\n")
