@@ -210,7 +210,8 @@ public struct RecordedRun: Sendable, EventLineNames {
     case .output(let job, _, let text):
       outputEventCount += 1
       tails.record(text, of: job)
-    case .priority, .budget, .control, .controlRefused, .completionStarted, .cancelling, .waitingForOtherRun:
+    case .priority, .budget, .control, .controlRefused, .completionStarted, .cancelling, .waitingForOtherRun,
+      .cacheHit, .cacheMiss, .cacheStored:
       break
     }
   }
@@ -249,6 +250,7 @@ public struct RecordedRun: Sendable, EventLineNames {
     switch decision {
     case .resumed: "resumed"
     case .upToDate: "up to date"
+    case .restored: "restored from cache"
     case .runs(.recorded(_, let text)): text
     case .runs: nil
     }

@@ -20,6 +20,8 @@ extension GraphBuilder {
     node.inputs = spec.inputs.compactMap { try? PathPattern.parse($0.value).get() }
     node.outputs = spec.outputs.compactMap { try? PathPattern.parse($0.value).get() }
     node.declaresFiles = spec.declaresFiles
+    node.cache = spec.cache
+    node.cacheEnv = spec.cacheEnv
     node.resources = spec.resources.over(queueResources).over(defaults.resources)
     return node
   }

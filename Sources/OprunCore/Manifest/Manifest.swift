@@ -20,6 +20,8 @@ public struct Manifest: Sendable {
   public var slurm: SlurmSection?
   /// `budget` (SPEC §12): what the run may use at once, where the manifest says.
   public var budget = ResourceSpec()
+  /// `cache` (SPEC §14): where built outputs are shared; nil without a `cache` section.
+  public var cache: CacheSection?
 
   public init(
     path: String, name: String, maxConcurrent: Located<Int>? = nil, onFailure: FailurePolicy = .stop,
@@ -119,6 +121,10 @@ public struct JobSpec: Sendable {
   public var declaresFiles = false
   /// Its own `resources` (SPEC §12), over its queue's and `defaults`.
   public var resources = ResourceSpec()
+  /// `cache` (SPEC §14): false keeps its outputs out of the cache; nil as written nowhere.
+  public var cache: Bool?
+  /// `cache-env`: the variables whose values its cache key holds, in the order written.
+  public var cacheEnv: [String] = []
 
   public init(
     name: String, location: SourceLocation, commands: [String], dependencies: [Located<String>] = [],
@@ -145,6 +151,26 @@ public struct JobSpec: Sendable {
     self.interactive = interactive
     self.matrix = matrix
     self.instance = instance
+  }
+}
+
+/// The manifest's `cache` section (SPEC §14): a folder or a server that keeps jobs' outputs
+/// by their cache key. The command line's `--cache`, `--cache-read-only` and `--no-cache` win.
+public struct CacheSection: Sendable, Equatable {
+  /// A folder, as written (`~` not yet expanded); nil when not written.
+  public var path: String?
+  /// A server speaking the HTTP cache protocol; nil when not written.
+  public var url: String?
+  /// Look up, never store.
+  public var readOnly = false
+  /// Bytes a folder cache is trimmed to after each run; nil for no limit.
+  public var maxSize: Int?
+
+  public init(path: String? = nil, url: String? = nil, readOnly: Bool = false, maxSize: Int? = nil) {
+    self.path = path
+    self.url = url
+    self.readOnly = readOnly
+    self.maxSize = maxSize
   }
 }
 

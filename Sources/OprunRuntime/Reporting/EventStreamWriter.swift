@@ -95,6 +95,9 @@ public final class EventStreamWriter: RunObserver {
     case .completionStarted: "completion-started"
     case .completion: "completion"
     case .warning: "warning"
+    case .cacheHit: "cache-hit"
+    case .cacheMiss: "cache-miss"
+    case .cacheStored: "cache-stored"
     case .runFinished: "run-finished"
     }
   }
@@ -152,6 +155,13 @@ public final class EventStreamWriter: RunObserver {
     case .completion(let job, let termination):
       writeJob(job, to: &object)
       writeTermination(termination, to: &object)
+    case .cacheHit(let job, let key, let bytes), .cacheStored(let job, let key, let bytes):
+      writeJob(job, to: &object)
+      object.field("key", key)
+      object.field("bytes", bytes)
+    case .cacheMiss(let job, let key):
+      writeJob(job, to: &object)
+      object.field("key", key)
     case .warning(let message):
       object.field("message", message)
     case .runFinished(let exitCode, let counts):
@@ -190,6 +200,10 @@ public final class EventStreamWriter: RunObserver {
     if let usage = transition.usage { object.fields(of: usage) }
     if transition.resumed { object.field("resumed", true) }
     if transition.upToDate { object.field("up_to_date", true) }
+    if transition.cached {
+      object.field("cached", true)
+      object.field("saves", transition.savedSeconds ?? 0)
+    }
     if !transition.missingOutputs.isEmpty { object.field("missing_outputs", transition.missingOutputs) }
   }
 

@@ -50,7 +50,9 @@ public final class TraceWriter: RunObserver {
     case .runFinished:
       closeEverything(at: time)
       writeFile()
-    case .limit, .budget, .priority, .output, .warning, .control, .controlRefused, .paused, .continued, .waitingForOtherRun:
+    case .limit, .budget, .priority, .output, .warning, .control, .controlRefused, .paused, .continued,
+      .waitingForOtherRun,
+      .cacheHit, .cacheMiss, .cacheStored:
       break
     }
   }
