@@ -14,7 +14,7 @@ struct PlainRunArguments {
   private(set) var configuration: RunConfiguration
 
   /// The words the parser reads as a subcommand, or as a request for help.
-  private static let commandWords: Set<String> = ["run", "check", "list", "graph", "report", "ctl", "log", "help"]
+  private static let commandWords: Set<String> = ["run", "check", "list", "graph", "report", "ctl", "log", "cache", "help"]
 
   private enum Switch: Int, CaseIterable {
     case quiet, verbose, keepGoing, failFast, dryRun, resume, noJournal, force

@@ -120,6 +120,19 @@ struct Run: ParsableCommand {
       valueName: "ARG"))
   var slurmArg: [String] = []
 
+  @Option(
+    help: ArgumentHelp(
+      "Restore and store jobs' outputs in this cache: a folder, or an http:// URL of a server speaking Bazel's "
+        + "HTTP cache protocol (over OPRUN_CACHE and the manifest's cache).", valueName: "PATH|URL"),
+    completion: .directory)
+  var cache: String?
+
+  @Flag(help: "Look up the cache, never store in it.")
+  var cacheReadOnly = false
+
+  @Flag(help: "Use no cache of outputs, whatever OPRUN_CACHE and the manifest say.")
+  var noCache = false
+
   @Flag(help: "After the run, run again each time a selected job's inputs or the manifest change, until Ctrl-C.")
   var watch = false
 
@@ -134,6 +147,9 @@ struct Run: ParsableCommand {
       guard watchDelay >= 0 else {
         throw ValidationError("invalid value '\(watchDelay)' for --watch-delay: a number of milliseconds, 0 or more")
       }
+    }
+    if noCache && (cache != nil || cacheReadOnly) {
+      throw ValidationError("--no-cache excludes --cache and --cache-read-only")
     }
     if watch && dryRun { throw ValidationError("--watch and --dry-run exclude each other") }
     if keepGoing && failFast { throw ValidationError("--keep-going and --fail-fast exclude each other") }
@@ -193,6 +209,9 @@ struct Run: ParsableCommand {
     configuration.slurm.account = slurmAccount
     configuration.slurm.qos = try slurmQoSMap()
     configuration.slurm.extraArguments = slurmArg
+    configuration.cache = cache
+    configuration.cacheReadOnly = cacheReadOnly
+    configuration.noCache = noCache
     if watch { configuration.watchDelay = Double(watchDelay ?? 100) / 1000 }
     throw ExitCode(RunCommandLine.execute(configuration))
   }

@@ -66,7 +66,7 @@ import Testing
 
   @Test func aSpellingIsSuggestedOnlyWhereItsKeyIsAllowed() {
     let listing =
-      "'name', 'max-concurrent', 'on-failure', 'env', 'cwd', 'defaults', 'queues', 'jobs', 'slurm', 'budget', 'dotenv', 'secrets', 'include' or 'vars'"
+      "'name', 'max-concurrent', 'on-failure', 'env', 'cwd', 'defaults', 'queues', 'jobs', 'slurm', 'budget', 'dotenv', 'secrets', 'include', 'vars' or 'cache'"
     #expect(messages(for: "needs", value: "[a]", inJob: false) == ["unknown key 'needs' (expected \(listing))"])
     #expect(messages(for: "concurrency").first?.hasPrefix("unknown key 'concurrency' in job 'x' (expected") == true)
   }

@@ -49,7 +49,7 @@ import Testing
     let text = "x: &body {command: make, env: {A: '1', B: '2', C: '3'}}\njobs:\n" + jobs
     #expect(
       check(text) == [
-        "input.yaml:1:1: error: unknown key 'x' (expected 'name', 'max-concurrent', 'on-failure', 'env', 'cwd', 'defaults', 'queues', 'jobs', 'slurm', 'budget', 'dotenv', 'secrets', 'include' or 'vars')"
+        "input.yaml:1:1: error: unknown key 'x' (expected 'name', 'max-concurrent', 'on-failure', 'env', 'cwd', 'defaults', 'queues', 'jobs', 'slurm', 'budget', 'dotenv', 'secrets', 'include', 'vars' or 'cache')"
       ])
   }
 

@@ -102,6 +102,15 @@ public enum EventLine {
     case "completion":
       guard let job = job(), let termination = termination(value) else { return nil }
       return .completion(job: job, termination: termination)
+    case "cache-hit", "cache-stored":
+      guard let job = job(), let key = value["key"]?.stringValue, let bytes = value["bytes"]?.intValue else {
+        return nil
+      }
+      return name == "cache-hit"
+        ? .cacheHit(job: job, key: key, bytes: bytes) : .cacheStored(job: job, key: key, bytes: bytes)
+    case "cache-miss":
+      guard let job = job(), let key = value["key"]?.stringValue else { return nil }
+      return .cacheMiss(job: job, key: key)
     case "warning":
       return value["message"]?.stringValue.map { .warning($0) }
     case "run-finished":
@@ -133,6 +142,8 @@ public enum EventLine {
       outcome: value["outcome"]?.stringValue.flatMap(Outcome.init(rawValue:)), termination: termination(value),
       duration: value["duration"]?.doubleValue, resumed: value["resumed"]?.boolValue ?? false)
     transition.upToDate = value["up_to_date"]?.boolValue ?? false
+    transition.cached = value["cached"]?.boolValue ?? false
+    transition.savedSeconds = value["saves"]?.doubleValue
     transition.missingOutputs = strings(value["missing_outputs"]) ?? []
     transition.usage = usage(value)
     if from == .executing, to == .ready { transition.retryMemory = value["memory"]?.intValue }
@@ -155,6 +166,7 @@ public enum EventLine {
     switch code {
     case RunDecision.resumed.code: .resumed
     case RunDecision.upToDate.code: .upToDate
+    case RunDecision.restored.code: .restored
     default: .runs(.recorded(code: code, text: text))
     }
   }

@@ -213,7 +213,7 @@ public struct RecordedRun: Sendable, EventLineNames {
       outputEventCount += 1
       tails.record(text, of: job)
     case .priority, .budget, .control, .controlRefused, .completionStarted, .cancelling, .waitingForOtherRun,
-      .watchChanged, .watchWaiting:
+      .watchChanged, .watchWaiting, .cacheHit, .cacheMiss, .cacheStored:
       break
     }
   }
@@ -253,6 +253,7 @@ public struct RecordedRun: Sendable, EventLineNames {
     switch decision {
     case .resumed: "resumed"
     case .upToDate: "up to date"
+    case .restored: "restored from cache"
     case .runs(.recorded(_, let text)): text
     case .runs: nil
     }

@@ -98,6 +98,10 @@ public struct Transition: Sendable, Equatable {
   public var resumed: Bool
   /// On `finished`: the job did not run because its inputs and outputs showed it up to date (§10).
   public var upToDate = false
+  /// On `finished`: its outputs were restored from the cache instead of running it (§14).
+  public var cached = false
+  /// On a cached `finished`: the seconds the job took when its outputs were stored.
+  public var savedSeconds: Double?
   /// On `finished`, `failed`, and on `executing → ready` (a retry): the declared outputs its
   /// commands, which succeeded, did not leave (§10).
   public var missingOutputs: [String] = []
@@ -211,6 +215,12 @@ public struct RunEvent: Sendable, Equatable {
     /// A job's completion command started (`pid`) and, later, ended.
     case completionStarted(job: JobID, pid: Int32)
     case completion(job: JobID, termination: Termination)
+    /// The cache (SPEC §14) held an entry for a job's key: its outputs, `bytes` in all, are restored.
+    case cacheHit(job: JobID, key: String, bytes: Int)
+    /// The cache held no usable entry for a job's key: it runs.
+    case cacheMiss(job: JobID, key: String)
+    /// A job's outputs, `bytes` in all, and its output were stored under its key.
+    case cacheStored(job: JobID, key: String, bytes: Int)
     /// A warning meant for the user (`oprun: warning: …`).
     case warning(String)
     /// Under `--watch` (SPEC §13), the content of `count` watched files changed, the first

@@ -24,6 +24,8 @@ extension GraphBuilder {
     node.outputs = spec.outputs.compactMap { try? PathPattern.parse($0.value).get() }
     node.declaresFiles = spec.declaresFiles
     node.description = spec.description
+    node.cache = spec.cache
+    node.cacheEnv = spec.cacheEnv
     node.resources = spec.resources.over(queueResources).over(defaults.resources)
     return node
   }

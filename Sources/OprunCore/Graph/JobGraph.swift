@@ -107,6 +107,14 @@ public struct JobNode: Sendable {
   /// What it needs (SPEC §12): its own `resources` over its queue's over `defaults`, one
   /// key at a time, each where it is written.
   public var resources = ResourceSpec()
+  /// Its `cache` (SPEC §14): false keeps it out of a configured cache.
+  public var cache: Bool?
+  /// Its `cache-env`: variables whose values its cache key holds.
+  public var cacheEnv: [String] = []
+
+  /// When a cache is configured, its outputs are kept there: it declares outputs and does not
+  /// say `cache: false` (SPEC §14).
+  public var isCached: Bool { !outputs.isEmpty && cache != false }
 
   /// What it needs, without where that is written.
   public var needs: ResourceNeeds { resources.amounts }

@@ -32,6 +32,8 @@ public struct Manifest: Sendable {
   /// What `${{ vars.NAME }}` may name (SPEC §15): `vars`, with the variables given from
   /// outside (the command line's, or an including manifest's) over them.
   public var variables: [String: String] = [:]
+  /// `cache` (SPEC §14): where built outputs are shared; nil without a `cache` section.
+  public var cache: CacheSection?
 
   public init(
     path: String, name: String, maxConcurrent: Located<Int>? = nil, onFailure: FailurePolicy = .stop,
@@ -154,6 +156,10 @@ public struct JobSpec: Sendable {
   /// `env`, `cwd` and `defaults` are then that file's, already applied (its `cwd` relative
   /// to the including manifest's folder), and the including manifest's do not reach it.
   public var includedFrom: String?
+  /// `cache` (SPEC §14): false keeps its outputs out of the cache; nil as written nowhere.
+  public var cache: Bool?
+  /// `cache-env`: the variables whose values its cache key holds, in the order written.
+  public var cacheEnv: [String] = []
 
   public init(
     name: String, location: SourceLocation, commands: [String], dependencies: [Located<String>] = [],
@@ -180,6 +186,26 @@ public struct JobSpec: Sendable {
     self.interactive = interactive
     self.matrix = matrix
     self.instance = instance
+  }
+}
+
+/// The manifest's `cache` section (SPEC §14): a folder or a server that keeps jobs' outputs
+/// by their cache key. The command line's `--cache`, `--cache-read-only` and `--no-cache` win.
+public struct CacheSection: Sendable, Equatable {
+  /// A folder, as written (`~` not yet expanded); nil when not written.
+  public var path: String?
+  /// A server speaking the HTTP cache protocol; nil when not written.
+  public var url: String?
+  /// Look up, never store.
+  public var readOnly = false
+  /// Bytes a folder cache is trimmed to after each run; nil for no limit.
+  public var maxSize: Int?
+
+  public init(path: String? = nil, url: String? = nil, readOnly: Bool = false, maxSize: Int? = nil) {
+    self.path = path
+    self.url = url
+    self.readOnly = readOnly
+    self.maxSize = maxSize
   }
 }
 

@@ -106,8 +106,10 @@ extension QueueEngine {
   /// meanwhile (it joined its queue then, and is never up to date).
   public func checked(_ job: JobID, decision: RunDecision) {
     guard phase[job] == .checking else { return }
-    if decision == .upToDate {
-      finish(job, from: .ready, outcome: .succeeded, duration: 0, at: clock(), upToDate: true, decision: decision)
+    if decision == .upToDate || decision == .restored {
+      finish(
+        job, from: .ready, outcome: .succeeded, duration: 0, at: clock(), upToDate: decision == .upToDate,
+        decision: decision)
     } else {
       phase[job] = .ready
       decisionToAnnounce[job] = decision
@@ -205,6 +207,7 @@ extension QueueEngine {
     if from == .pending, !checksFiles[job] { transition.decision = resumePlan?.decisions[job] }
     if let decision = decision ?? announced { transition.decision = decision }
     transition.upToDate = upToDate
+    transition.cached = to == .finished && decision == .restored
     transition.readyAfter = readyAfter
     transition.retryMemory = retryMemory
     emit(.transition(transition), at: time ?? clock())

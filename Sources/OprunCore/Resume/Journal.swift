@@ -209,6 +209,8 @@ public struct JournalRecord: Sendable, Equatable {
   public var resumed: Bool
   /// It did not run: its inputs and outputs showed it up to date (SPEC §10).
   public var upToDate = false
+  /// Its outputs were restored from the cache: nothing ran (SPEC §14).
+  public var cached = false
   /// What its success recorded of its files; nil for a job that declares none, or a failure.
   public var files: RecordedFiles?
   /// For a failure: its last lines of output (``Journal/keptOutputLines`` at most), oldest
@@ -268,6 +270,7 @@ public struct JournalRecord: Sendable, Equatable {
       case "duration": record.duration = member.doubleValue ?? 0
       case "resumed": record.resumed = member.boolValue ?? false
       case "up_to_date": record.upToDate = member.boolValue ?? false
+      case "cached": record.cached = member.boolValue ?? false
       case "output": record.output = member.arrayValue?.compactMap(\.stringValue) ?? []
       case "output_lines": record.outputLines = member.intValue ?? 0
       case "cpu_s": cpuSeconds = member.doubleValue

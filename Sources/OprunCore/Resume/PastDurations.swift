@@ -24,7 +24,9 @@ public struct PastDurations: Sendable {
   }
 
   static func measures(_ record: JournalRecord) -> Bool {
-    guard !record.resumed, !record.upToDate, record.duration >= 0, record.duration.isFinite else { return false }
+    guard !record.resumed, !record.upToDate, !record.cached, record.duration >= 0, record.duration.isFinite else {
+      return false
+    }
     switch record.outcome {
     case .succeeded, .failed, .timedOut: return true
     case .cancelled, .skipped: return false

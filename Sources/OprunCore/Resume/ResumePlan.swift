@@ -73,6 +73,8 @@ public enum RunDecision: Equatable, Sendable {
   case resumed
   /// It declares inputs or outputs and nothing of them changed: it does not run.
   case upToDate
+  /// It does not run: its outputs are restored from the cache (SPEC §14).
+  case restored
   case runs(RunReason)
 }
 
@@ -162,6 +164,7 @@ extension RunDecision {
     switch self {
     case .resumed: "resumed"
     case .upToDate: "up-to-date"
+    case .restored: "restored"
     case .runs(let reason): reason.code
     }
   }
@@ -173,6 +176,8 @@ extension RunDecision {
       return "resumed"
     case .upToDate:
       return "up to date"
+    case .restored:
+      return "restored from cache"
     case .runs(.noRecord):
       return "no record of it"
     case .runs(.inputChanged(let difference)):

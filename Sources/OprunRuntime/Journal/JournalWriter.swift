@@ -145,6 +145,7 @@ final class JournalWriter: RunObserver {
     }
     if transition.resumed { line.field("resumed", true) }
     if transition.upToDate { line.field("up_to_date", true) }
+    if transition.cached { line.field("cached", true) }
     if let files = transition.files { writeFiles(files, of: transition) }
     tails.finish(job, outcome: transition.outcome ?? .cancelled)
     if let tail = tails.take(job) {

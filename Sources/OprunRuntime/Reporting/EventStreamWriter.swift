@@ -97,6 +97,9 @@ public final class EventStreamWriter: RunObserver {
     case .warning: "warning"
     case .watchChanged: "watch-changed"
     case .watchWaiting: "watch-waiting"
+    case .cacheHit: "cache-hit"
+    case .cacheMiss: "cache-miss"
+    case .cacheStored: "cache-stored"
     case .runFinished: "run-finished"
     }
   }
@@ -154,6 +157,13 @@ public final class EventStreamWriter: RunObserver {
     case .completion(let job, let termination):
       writeJob(job, to: &object)
       writeTermination(termination, to: &object)
+    case .cacheHit(let job, let key, let bytes), .cacheStored(let job, let key, let bytes):
+      writeJob(job, to: &object)
+      object.field("key", key)
+      object.field("bytes", bytes)
+    case .cacheMiss(let job, let key):
+      writeJob(job, to: &object)
+      object.field("key", key)
     case .warning(let message):
       object.field("message", message)
     case .watchChanged(let paths, let count):
@@ -203,6 +213,10 @@ public final class EventStreamWriter: RunObserver {
     if let usage = transition.usage { object.fields(of: usage) }
     if transition.resumed { object.field("resumed", true) }
     if transition.upToDate { object.field("up_to_date", true) }
+    if transition.cached {
+      object.field("cached", true)
+      object.field("saves", transition.savedSeconds ?? 0)
+    }
     if !transition.missingOutputs.isEmpty { object.field("missing_outputs", transition.missingOutputs) }
     writeOutOfMemory(transition, to: &object)
   }

@@ -93,7 +93,10 @@ extension HumanReporter {
       var text = countText
       if outcome == .cancelled, summary.cancelledByControl > 0 { text += " (\(summary.cancelledByControl) by control)" }
       if outcome == .succeeded {
-        let notRun = [(summary.resumedCount, "resumed"), (summary.upToDateCount, "up to date")].filter { $0.0 > 0 }
+        let restored = "restored from cache, saving \(TimeText.roughDuration(summary.restoredSeconds))"
+        let notRun = [
+          (summary.resumedCount, "resumed"), (summary.upToDateCount, "up to date"), (summary.restoredCount, restored),
+        ].filter { $0.0 > 0 }
         if !notRun.isEmpty { text += " (" + notRun.map { "\($0.0) \($0.1)" }.joined(separator: ", ") + ")" }
       }
       return (outcome, text)

@@ -96,6 +96,10 @@ public final class HumanReporter: RunObserver {
       showLine(
         at: event.time, "completion", jobName(job), timeline.style.paint(text, termination.isSuccess ? nil : .red))
       showGroup(of: job)
+    case .cacheStored(let job, _, let bytes):
+      showLine(at: event.time, "stored", jobName(job), "in the cache, " + MemoryText.text(bytes: bytes), from: .verbose)
+    case .cacheHit, .cacheMiss:
+      break
     case .warning(let message):
       showWarning(message)
     case .watchChanged(let paths, let count):

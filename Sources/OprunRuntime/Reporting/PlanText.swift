@@ -43,7 +43,7 @@ enum PlanText {
   static func resumeReason(_ decision: RunDecision, in graph: JobGraph) -> String {
     let text = DisplayText.escaped(decision.text(in: graph))
     return switch decision {
-    case .resumed, .upToDate: text
+    case .resumed, .upToDate, .restored: text
     case .runs(.dependencyMayChange): "runs " + text
     case .runs: "runs: " + text
     }

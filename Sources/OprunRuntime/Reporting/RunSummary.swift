@@ -18,6 +18,8 @@ public struct RunSummary: Sendable, Equatable {
     public var resumed: Bool
     /// Its files showed it up to date: it did not run (SPEC §10).
     public var upToDate = false
+    /// Its outputs were restored from the cache instead (SPEC §14), saving this many seconds.
+    public var savedByCache: Double?
     /// The declared outputs its succeeding commands did not leave.
     public var missingOutputs: [String] = []
     /// The memory limit (bytes) its last attempt passed, failing out of memory (SPEC §12).
@@ -43,6 +45,9 @@ public struct RunSummary: Sendable, Equatable {
   public private(set) var resumedCount = 0
   /// Jobs their files showed up to date.
   public private(set) var upToDateCount = 0
+  /// Jobs whose outputs were restored from the cache, and the seconds their runs took when stored.
+  public private(set) var restoredCount = 0
+  public private(set) var restoredSeconds = 0.0
   /// The last lines of output of every failed or timed-out job.
   public var failureTails: [JobID: OutputTail] { tails.failures }
   /// Seconds from start to `run-finished`; nil until the run has finished.
@@ -110,7 +115,7 @@ public struct RunSummary: Sendable, Equatable {
       wallTime = event.time
       self.exitCode = exitCode
     case .queueState, .limit, .budget, .priority, .completionStarted, .completion, .warning, .control, .controlRefused, .paused,
-      .continued, .cancelling, .waitingForOtherRun, .watchChanged, .watchWaiting:
+      .continued, .cancelling, .waitingForOtherRun, .watchChanged, .watchWaiting, .cacheHit, .cacheMiss, .cacheStored:
       break
     }
   }
@@ -125,12 +130,17 @@ public struct RunSummary: Sendable, Equatable {
         attempt: transition.attempt, cancelReason: cancelReasons[job], resumed: transition.resumed,
         executed: executedJobs.contains(job), finishedAt: time))
     results[results.count - 1].upToDate = transition.upToDate
+    if transition.cached { results[results.count - 1].savedByCache = transition.savedSeconds ?? 0 }
     results[results.count - 1].missingOutputs = transition.missingOutputs
     results[results.count - 1].outOfMemoryLimit = transition.outOfMemoryLimit
     results[results.count - 1].usage = transition.usage
     counts[outcome, default: 0] += 1
     if transition.resumed { resumedCount += 1 }
     if transition.upToDate { upToDateCount += 1 }
+    if transition.cached {
+      restoredCount += 1
+      restoredSeconds += transition.savedSeconds ?? 0
+    }
     tails.finish(job, outcome: outcome)
   }
 }

@@ -84,12 +84,14 @@ struct TimelineFormatter {
     switch result.outcome {
     case .succeeded:
       if result.upToDate { return ("up to date", "") }
+      if let saved = result.savedByCache { return ("restored from cache (saves \(TimeText.roughDuration(saved)))", "") }
       return result.resumed ? ("succeeded (resumed)", "") : ("succeeded", " in " + duration)
     case .failed:
       var cause = result.termination.map { " (" + Self.terminationText($0) + ")" } ?? ""
       if let limit = result.outOfMemoryLimit { cause = " (" + Self.outOfMemoryText(limit: limit) + ")" }
       if !result.missingOutputs.isEmpty {
-        cause = " (" + (result.termination.map { Self.terminationText($0) + ", " } ?? "")
+        cause =
+          " (" + (result.termination.map { Self.terminationText($0) + ", " } ?? "")
           + Self.missingOutputsText(result.missingOutputs) + ")"
       }
       return ("failed" + cause, result.termination?.startFailure == nil ? " in " + duration : "")

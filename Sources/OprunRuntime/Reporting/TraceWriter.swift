@@ -51,7 +51,7 @@ public final class TraceWriter: RunObserver {
       closeEverything(at: time)
       writeFile()
     case .limit, .budget, .priority, .output, .warning, .control, .controlRefused, .paused, .continued, .waitingForOtherRun,
-      .watchChanged, .watchWaiting:
+      .watchChanged, .watchWaiting, .cacheHit, .cacheMiss, .cacheStored:
       break
     }
   }

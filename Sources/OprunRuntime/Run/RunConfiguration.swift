@@ -47,6 +47,12 @@ public struct RunConfiguration: Sendable {
   /// `--watch-delay` in seconds under `--watch` (SPEC §13): run again after each change; nil
   /// for one run.
   public var watchDelay: Double?
+  /// `--cache PATH|URL`: the cache of outputs (SPEC §14), over `OPRUN_CACHE` and the manifest's.
+  public var cache: String?
+  /// `--cache-read-only`: look up, never store.
+  public var cacheReadOnly = false
+  /// `--no-cache`: no cache, whatever else says.
+  public var noCache = false
   /// The event stream and trace files are added to, not replaced: a later cycle of `--watch`.
   var appendsToOutputFiles = false
 

@@ -1,3 +1,4 @@
+import Glibc
 import OprunCore
 
 /// A plan and what was opened to make it: the hasher of the manifest's files, when files
@@ -70,13 +71,20 @@ extension RunPlan {
         plan.fileRecords = [:]
       }
     }
+    if !tracked.isEmpty, graph.jobs.contains(where: \.isCached) {
+      plan.cache = CacheSettings.resolve(
+        option: configuration.cache, environment: getenv("OPRUN_CACHE").map { String(cString: $0) },
+        section: graph.manifest.cache, readOnly: configuration.cacheReadOnly, disabled: configuration.noCache,
+        manifestFolder: AbsolutePath.of(graph.manifestFolder))
+    }
     if let reading {
       let (resumePlan, resumeWarnings) = journals.resumePlan(
         for: graph, fingerprints: plan.fingerprints, reading: reading.value)
       plan.resumePlan = resumePlan
       warnings += resumeWarnings
     }
-    let durations = configuration.schedule == .criticalPath || (graph.declaresResources && usesState)
+    let durations =
+      configuration.schedule == .criticalPath || (graph.declaresResources && usesState)
       ? (usesState ? journals.pastDurations() : PastDurations()) : nil
     if configuration.schedule == .criticalPath, let durations {
       plan.criticalPath = CriticalPath(graph: graph, durations: durations.durations(of: graph))
@@ -95,14 +103,16 @@ extension RunPlan {
   /// The run's budget: `--budget`'s parts, else the manifest's, else what this oprun may use
   /// (``MachineBudget``), read only for a part neither gives. A job that budget could never
   /// hold is an error, as in the manifest: no job runs.
-  private static func budget(of graph: JobGraph, given: ResourceNeeds) -> Result<ResourceBudget, RunCommandLine.Message> {
+  private static func budget(of graph: JobGraph, given: ResourceNeeds) -> Result<ResourceBudget, RunCommandLine.Message>
+  {
     let written = graph.manifestBudget
     let chosen = ResourceNeeds(cpus: given.cpus ?? written.cpus, memory: given.memory ?? written.memory)
     let machine = chosen.cpus == nil || chosen.memory == nil ? MachineBudget.probe() : nil
     let problems =
       graph.needsBeyond(given, budgetNamed: "--budget")
       + graph.needsBeyond(
-        ResourceNeeds(cpus: chosen.cpus == nil ? machine?.cpus : nil, memory: chosen.memory == nil ? machine?.memory : nil),
+        ResourceNeeds(
+          cpus: chosen.cpus == nil ? machine?.cpus : nil, memory: chosen.memory == nil ? machine?.memory : nil),
         budgetNamed: "this machine's budget")
     guard problems.isEmpty else {
       return .failure(RunCommandLine.Message(DiagnosticRenderer.render(problems, sources: [])))

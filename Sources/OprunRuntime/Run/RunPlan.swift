@@ -37,6 +37,9 @@ public struct RunPlan {
   /// The budget jobs' needs are scheduled against (SPEC §12), with past durations for
   /// backfill; nil when no job declares needs, or on a backend that schedules by itself.
   public var resources: ResourcePlan?
+  /// The cache of outputs (SPEC §14), when one is configured and files decide whether some
+  /// job with outputs runs; nil otherwise.
+  public var cache: CacheSettings?
   /// What was found while preparing the run, for the user before it begins.
   public var warnings: [String]
 

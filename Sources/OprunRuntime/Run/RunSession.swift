@@ -62,8 +62,9 @@ final class RunSession {
       local.cgroupRunName = "oprun-\(identity.id)"
     }
     let backend: any JobBackend = slurm ?? local
-    let driver = RunDriver(
-      plan: plan, fileTracking: fileTracking(ownJournal: (try? newJournal?.get())?.file), backend: backend, clock: loop)
+    let tracking = fileTracking(ownJournal: (try? newJournal?.get())?.file)
+    let cache = tracking == nil ? nil : plan.cache.flatMap { try? OutputCache.open($0, loop: loop) }
+    let driver = RunDriver(plan: plan, fileTracking: tracking, cache: cache, backend: backend, clock: loop)
     local.onWarning = { [unowned driver] in driver.warn($0) }
     slurm?.onWarning = { [unowned driver] in driver.warn($0) }
     var warnings = plan.warnings
@@ -104,8 +105,13 @@ final class RunSession {
     whileRunning?(loop, driver)
     if human.options.statusLineColumns != nil { refreshStatusLine(of: human, driver: driver, terminal: humanFD) }
     loop.run { driver.isFinished }
+    if let cache { awaitStores(of: driver, in: cache) }
     control?.stopListening()
     let status = driver.finish()
+    if let cache, let counts = driver.cacheCounts {
+      cache.close()
+      cache.runEnded(hits: counts.hits, misses: counts.misses, stored: counts.stored)
+    }
     summary = human.summary
     hasher?.cache.save()
     if let journal, let fileRecords = plan.fileRecords {
@@ -119,6 +125,24 @@ final class RunSession {
     }
     trap?.uninstall()
     return status
+  }
+
+  /// Seconds the run waits at its end for what it is storing in the cache (SPEC §14).
+  static let storeWait = 30.0
+
+  /// Serves the loop until every store in the cache has ended, or for at most ``storeWait``
+  /// seconds, after which the run warns and ends as it would have.
+  private func awaitStores(of driver: RunDriver, in cache: OutputCache) {
+    guard driver.isStoringInCache else { return }
+    var timedOut = false
+    let timer = loop.schedule(after: Self.storeWait) { timedOut = true }
+    loop.run { !driver.isStoringInCache || timedOut }
+    loop.cancelTimer(timer)
+    if timedOut {
+      driver.warn(
+        "cache \(cache.store.name): stores still under way after \(Int(Self.storeWait))s were given up; "
+          + "the jobs they were for run again elsewhere")
+    }
   }
 
   /// What oprun does with the signals it traps (SPEC §3.4): each becomes a command.
@@ -173,7 +197,8 @@ final class RunSession {
     }
     let inputs = FileListings(.inputs, manifestPath: configuration.manifestPath)
     let outputs = FileListings(.outputs, manifestPath: configuration.manifestPath)
-    let follower = JournalFollower(folder: JournalFolder(manifestPath: configuration.manifestPath), ownJournal: ownJournal)
+    let follower = JournalFollower(
+      folder: JournalFolder(manifestPath: configuration.manifestPath), ownJournal: ownJournal)
     return FileTracking(
       checker: delivery, records: fileRecords, recordedInputs: { inputs.listing(digest: $0) },
       recordedOutputs: { outputs.listing(digest: $0) }, force: configuration.force,
@@ -287,7 +312,8 @@ final class RunSession {
 
   private func openSink(_ path: String, standardOutput: Bool, _ output: OutputFlow) -> OutputSink? {
     if standardOutput { return output.sink(fileDescriptor: STDOUT_FILENO, lineBuffered: true) }
-    let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (configuration.appendsToOutputFiles ? O_APPEND : O_TRUNC), 0o644)
+    let fd = open(
+      path, O_WRONLY | O_CREAT | O_CLOEXEC | (configuration.appendsToOutputFiles ? O_APPEND : O_TRUNC), 0o644)
     return fd < 0 ? nil : output.sink(fileDescriptor: fd, path: path, lineBuffered: true)
   }
 

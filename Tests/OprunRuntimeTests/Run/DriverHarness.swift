@@ -130,6 +130,12 @@ final class RecordedEvents: RunObserver {
       return "run-finished \(exitCode)"
     case .warning(let message):
       return "warning \(message)"
+    case .cacheHit(let job, _, _):
+      return "\(name(job)) cache-hit"
+    case .cacheMiss(let job, _):
+      return "\(name(job)) cache-miss"
+    case .cacheStored(let job, _, _):
+      return "\(name(job)) cache-stored"
     case .limit(let queue, let maxConcurrent):
       return "queue \(graph.queues[queue].name) limit \(maxConcurrent)"
     case .budget(let cpus, let memory):

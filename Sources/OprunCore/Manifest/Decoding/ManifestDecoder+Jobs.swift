@@ -87,6 +87,8 @@ extension ManifestDecoder {
     case .interactive: job.interactive = boolean(value, key: "interactive") ?? false
     case .matrix: break
     case .resources: job.resources = resources(value, of: "'resources' of job '\(job.name)'")
+    case .cache: job.cache = boolean(value, key: "cache")
+    case .cacheEnv: job.cacheEnv = variableNames(value)
     case .inputs:
       job.inputs = pathPatterns(value, key: key)
       job.declaresFiles = job.declaresFiles || tree[value].kind == .sequence
@@ -114,6 +116,22 @@ extension ManifestDecoder {
     let items = tree.children(of: value)
     if items.isEmpty { report(value, "empty command list for job '\(job.name)'") }
     job.commands = items.compactMap { command($0, under: .commands) }
+  }
+
+  /// `cache-env`: a list of environment variable names (SPEC §14).
+  private mutating func variableNames(_ node: Int32) -> [String] {
+    guard tree[node].kind == .sequence else {
+      reportWrongType(node, expected: "a list of environment variable names")
+      return []
+    }
+    return tree.children(of: node).compactMap { item in
+      guard let name = string(item, expected: "an environment variable name") else { return nil }
+      guard !name.isEmpty, !name.contains("="), !name.contains("\0") else {
+        report(item, "'\(name)' in 'cache-env' is not an environment variable name")
+        return nil
+      }
+      return name
+    }
   }
 
   /// A list of path patterns (SPEC §10), each checked where it is written.

@@ -54,7 +54,49 @@ extension ManifestDecoder {
     case .budget: manifest.budget = resources(value, of: "'budget'")
     case .include: manifest.includes = includes(value)
     case .vars: break
+    case .cache: manifest.cache = cacheSection(value)
     }
+  }
+
+  /// `cache` (SPEC §14): `true`, or a mapping of `path`, `url`, `read-only` and `max-size`.
+  private mutating func cacheSection(_ node: Int32) -> CacheSection? {
+    if tree[node].kind == .scalar, let enabled = ManifestDecoder.boolean(tree[node].text) {
+      return enabled ? CacheSection() : nil
+    }
+    guard tree[node].kind == .mapping else {
+      reportWrongType(node, expected: "a mapping with 'path', 'url', 'read-only' and 'max-size'")
+      return nil
+    }
+    var section = CacheSection()
+    var seen = KeysRead<CacheSectionKey>()
+    for (keyNode, value) in tree.entries(of: node) {
+      guard let key: CacheSectionKey = schemaKey(keyNode, of: node, seen: &seen, context: " in 'cache'") else {
+        continue
+      }
+      guard !tree[value].isNull else { continue }
+      switch key {
+      case .path: section.path = string(value, expected: "a folder")
+      case .url:
+        guard let url = string(value, expected: "an http:// or https:// URL") else { continue }
+        if url.hasPrefix("http://") || url.hasPrefix("https://") {
+          section.url = url
+        } else {
+          report(value, "'url' in 'cache' must begin with http:// or https://")
+        }
+      case .readOnly: section.readOnly = boolean(value, key: "read-only") ?? false
+      case .maxSize:
+        guard let text = string(value, expected: ByteSize.forms) else { continue }
+        if let bytes = ByteSize.bytes(text), bytes > 0 {
+          section.maxSize = bytes
+        } else {
+          report(value, "invalid 'max-size' '\(text)' in 'cache': expected \(ByteSize.forms)")
+        }
+      }
+    }
+    if section.path != nil, section.url != nil {
+      report(node, "'cache' has both 'path' and 'url'; write one of them")
+    }
+    return section
   }
 
   /// The file's name without its directory and last extension: the main queue's default name.
@@ -114,7 +156,8 @@ extension ManifestDecoder {
 
   private mutating func decodeQueue(_ node: Int32, into queue: inout QueueSpec) {
     guard tree[node].kind == .mapping else {
-      reportWrongType(node, expected: "a mapping with 'max-concurrent', 'qos' and 'resources' for queue '\(queue.name)'")
+      reportWrongType(
+        node, expected: "a mapping with 'max-concurrent', 'qos' and 'resources' for queue '\(queue.name)'")
       return
     }
     var seen = KeysRead<QueueKey>()

@@ -43,7 +43,7 @@ struct KeysRead<Key: ManifestKey> {
 /// The keys of the manifest's top-level mapping.
 enum TopLevelKey: Int, ManifestKey {
   case name, maxConcurrent, onFailure, env, cwd, defaults, queues, jobs, slurm, budget
-  case dotenv, secrets, include, vars
+  case dotenv, secrets, include, vars, cache
 
   var word: String {
     switch self {
@@ -53,6 +53,7 @@ enum TopLevelKey: Int, ManifestKey {
     case .vars: "vars"
     case .slurm: "slurm"
     case .budget: "budget"
+    case .cache: "cache"
     case .name: "name"
     case .maxConcurrent: "max-concurrent"
     case .onFailure: "on-failure"
@@ -71,7 +72,7 @@ enum TopLevelKey: Int, ManifestKey {
 enum JobKey: Int, ManifestKey {
   case command, commands, dependencies, priority, qos, queue, completion, runIf, timeout, retries
   case env, cwd, barrier, description, interactive, matrix, inputs, outputs, resources
-  case dotenv
+  case dotenv, cache, cacheEnv
 
   // Spelled out: `String(describing:)` of a case goes through reflection, which cost a
   // tenth of a one-job run's start-up.
@@ -97,6 +98,24 @@ enum JobKey: Int, ManifestKey {
     case .inputs: "inputs"
     case .outputs: "outputs"
     case .resources: "resources"
+    case .cache: "cache"
+    case .cacheEnv: "cache-env"
+    }
+  }
+
+  static let byWord = index()
+}
+
+/// The keys of the top-level `cache` (SPEC §14).
+enum CacheSectionKey: Int, ManifestKey {
+  case path, url, readOnly, maxSize
+
+  var word: String {
+    switch self {
+    case .path: "path"
+    case .url: "url"
+    case .readOnly: "read-only"
+    case .maxSize: "max-size"
     }
   }
 

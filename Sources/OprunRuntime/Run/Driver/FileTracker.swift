@@ -50,6 +50,8 @@ enum FilesSeen {
   /// After its commands of `attempt` succeeded: what its inputs and its outputs match now.
   case inputsAfterAttempt(FileSnapshot, attempt: Int)
   case outputsAfterAttempt(FileSnapshot, attempt: Int)
+  /// After its outputs were restored from the cache: what its outputs match now.
+  case outputsAfterRestore(FileSnapshot)
 }
 
 /// The driver's part that follows each job's files, from the look before it runs to what its
@@ -116,7 +118,7 @@ struct FileTracker {
     switch snapshot {
     case .inputs(let inputs): checks[job]!.inputs = inputs
     case .outputs(let outputs): checks[job]!.outputs = outputs
-    case .inputsAfterAttempt, .outputsAfterAttempt: return nil
+    case .inputsAfterAttempt, .outputsAfterAttempt, .outputsAfterRestore: return nil
     }
     guard let progress = checks[job], progress.check == nil, let inputs = progress.inputs,
       let outputs = progress.outputs
@@ -136,6 +138,27 @@ struct FileTracker {
         recorded: check.recordedFiles(outputs: outputs, in: graph), inputs: inputs.listing, outputs: outputs.listing)
     }
     return decision
+  }
+
+  /// What the job's cache key holds of what its check saw (SPEC §14): its fingerprint, its
+  /// inputs' digest and each dependency's result, as the check compared them (nothing is
+  /// hashed again); and the paths its outputs matched, which a restore replaces.
+  func cacheKeyParts(of job: JobID) -> (fingerprint: String, inputs: String, dependencies: [String], outputs: [String])?
+  {
+    guard let check = checks[job]?.check else { return nil }
+    return (
+      check.fingerprint.text, check.inputs.digest, check.dependencyResults.map(\.recorded),
+      check.outputs.files.map(\.path)
+    )
+  }
+
+  /// The job's outputs were restored from the cache and are now `outputs`: what its finished
+  /// transition records and its dependents see, as after a run that wrote them.
+  mutating func restored(_ outputs: FileSnapshot, of job: JobID, in graph: JobGraph) {
+    guard let check = checks[job]?.check else { return }
+    let recorded = check.recordedFiles(outputs: outputs, in: graph)
+    results[job] = outputs.firstUnreadable != nil ? .ran(recorded: recorded.result) : .unchanged(recorded.result)
+    finishedFiles[job] = FinishedFiles(recorded: recorded, inputs: check.inputs.listing, outputs: outputs.listing)
   }
 
   /// Every command of attempt `number` succeeded: a job whose files were checked finishes

@@ -100,6 +100,7 @@ extension RunDriver {
       endedUnstarted(work, reason: reason)
     case .output(let work, let stream, let text):
       publish(.output(job: work.job, stream: stream, text: text))
+      if caches != nil, case .attempt = work.purpose { caches!.record(text, stream: stream, of: work.job) }
     case .exited(let work, _, let termination, let used):
       attempts.noteSomethingEnded()
       switch work.purpose {
@@ -148,10 +149,11 @@ extension RunDriver {
     of job: JobNode, attempt: Int, needs: ResourceNeeds? = nil, extra: [EnvironmentEntry] = []
   ) -> [EnvironmentEntry] {
     let needs = needs ?? job.needs
-    var variables = job.env + [
-      EnvironmentEntry("OPRUN_JOB", job.name), EnvironmentEntry("OPRUN_QUEUE", graph.queues[job.queue].name),
-      EnvironmentEntry("OPRUN_ATTEMPT", String(attempt)), EnvironmentEntry("OPRUN_CPUS", String(needs.cpus ?? 1)),
-    ]
+    var variables =
+      job.env + [
+        EnvironmentEntry("OPRUN_JOB", job.name), EnvironmentEntry("OPRUN_QUEUE", graph.queues[job.queue].name),
+        EnvironmentEntry("OPRUN_ATTEMPT", String(attempt)), EnvironmentEntry("OPRUN_CPUS", String(needs.cpus ?? 1)),
+      ]
     if let memory = needs.memory { variables.append(EnvironmentEntry("OPRUN_MEMORY", String(memory))) }
     return variables + extra
   }

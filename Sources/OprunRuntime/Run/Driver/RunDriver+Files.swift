@@ -23,11 +23,16 @@ extension RunDriver {
       guard let ended = files?.afterAttempt(seen, of: job, in: graph) else { return }
       finishAttempt(of: job, ended.termination, succeeded: ended.succeeded)
       return
+    case .outputsAfterRestore(let outputs):
+      files?.restored(outputs, of: job, in: graph)
+      engine.checked(job, decision: .restored)
+      return
     case .inputs, .outputs:
       break
     }
     guard let decision = files?.received(seen, of: job, in: graph) else { return }
     if decision != .upToDate { warnOfLockFile(of: job, failure: locks?.markRunning(job)) }
+    if lookUpInCache(job, decision: decision) { return }
     engine.checked(job, decision: decision)
   }
 

@@ -43,6 +43,9 @@ public final class RunDriver {
   var files: FileTracker?
   /// When files decide and `.oprun/` may be used: the locks between runs of jobs with outputs.
   var locks: LockTable?
+  /// When a cache of outputs is configured (SPEC §14) and files decide: each cached job's key,
+  /// held decision and output.
+  var caches: CacheTracker?
 
   /// Set while the engine hears how an attempt ended: the termination its transition carries.
   var endingAttempt: (job: JobID, termination: Termination, outOfMemoryLimit: Int?)?
@@ -55,8 +58,11 @@ public final class RunDriver {
   private var isTakingSteps = false
 
   /// A run of `plan` on `backend`, timed by `clock`; `fileTracking` is how files are looked
-  /// at, used when the plan says files decide.
-  public init(plan: RunPlan, fileTracking: FileTracking? = nil, backend: any JobBackend, clock: any RunClock) {
+  /// at, used when the plan says files decide, and `cache` where jobs' outputs are kept then.
+  public init(
+    plan: RunPlan, fileTracking: FileTracking? = nil, cache: OutputCache? = nil, backend: any JobBackend,
+    clock: any RunClock
+  ) {
     let graph = plan.graph
     self.graph = graph
     manifestFolder = graph.manifestFolder
@@ -73,6 +79,7 @@ public final class RunDriver {
       let fingerprints = plan.fingerprints.count == graph.jobs.count ? plan.fingerprints : graph.fingerprints()
       files = FileTracker(tracking: fileTracking, fingerprints: fingerprints)
       if let jobLocks = fileTracking.locks { locks = LockTable(locks: jobLocks, graph: graph) }
+      if let cache { caches = CacheTracker(cache: cache, jobs: graph.jobs.count) }
     }
     engine = QueueEngine(
       graph: graph, failurePolicy: plan.failurePolicy, resumePlan: plan.resumePlan, criticalPath: plan.criticalPath,
@@ -199,6 +206,10 @@ public final class RunDriver {
       limitOnBackend(queue, maxConcurrent)
     case .files(let job, let seen):
       receive(seen, of: job)
+    case .cache(let job, let answer):
+      receive(answer, of: job)
+    case .storeInCache(let transition):
+      storeInCache(after: transition)
     }
   }
 
@@ -263,13 +274,16 @@ public final class RunDriver {
     }
     if transition.to == .executing, let attempt = attempts[transition.job] {
       transition.pids = attempt.handles.map(\.id)
+      caches?.beginAttempt(of: transition.job)
     } else if transition.to != .executing, let ending = endingAttempt, ending.job == transition.job {
       transition.termination = ending.termination
       transition.outOfMemoryLimit = ending.outOfMemoryLimit
     }
     transition.usage = resourceUse.usage(for: transition)
     files?.annotate(&transition)
+    caches?.annotate(&transition)
     bus.deliver(RunEvent(time: event.time, .transition(transition)))
+    if transition.to == .finished, caches?.key(of: transition.job) != nil { take(.storeInCache(transition)) }
     // Its record is written now (the journal observes first): another run may decide it.
     if transition.to == .finished { warnOfLockFile(of: transition.job, failure: locks?.release(transition.job)) }
     // A job finished without running may still be queued where a cluster put it.
@@ -307,6 +321,10 @@ public final class RunDriver {
     case limitOnBackend(QueueID, Int)
     /// The checker looked at a job's files.
     case files(JobID, FilesSeen)
+    /// The cache answered about a job.
+    case cache(JobID, CacheStep)
+    /// A reaction: the job finished; one that ran and succeeded is stored in the cache.
+    case storeInCache(Transition)
   }
 }
 

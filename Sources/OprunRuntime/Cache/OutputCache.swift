@@ -1,0 +1,174 @@
+import Glibc
+import OprunCore
+
+/// A run's cache of outputs (SPEC §14), as the driver uses it: it makes keys, and looks up,
+/// restores and stores on threads of its own, handing every answer back on the run's loop
+/// (as file snapshots come back), so that nothing of it ever blocks the loop.
+public final class OutputCache {
+  public let store: any CacheStore
+  /// Look up, never store.
+  public let readOnly: Bool
+  /// The operating system and architecture every key holds.
+  let platform: String
+  private let delivery: LoopDelivery<CacheAnswer>
+  private let pool: HashingPool
+  /// The values of the variables `cache-env` names, read once each.
+  private var environmentValues: [String: String?] = [:]
+  /// Stores under way: the run waits for them at its end.
+  public private(set) var storesUnderWay = 0
+
+  /// Threads that wait on a disk or a server: more than the CPUs, since they mostly wait.
+  static let threadCount = 8
+
+  /// A cache in `store`, answering on `loop`, which must be run on the calling thread.
+  public init(store: any CacheStore, readOnly: Bool, loop: EventLoop) throws(SystemError) {
+    self.store = store
+    self.readOnly = readOnly
+    platform = Self.platform
+    delivery = try LoopDelivery(loop: loop)
+    pool = HashingPool(threadCount: Self.threadCount)
+  }
+
+  /// The cache `settings` name, answering on `loop`.
+  public static func open(_ settings: CacheSettings, loop: EventLoop) throws(SystemError) -> OutputCache {
+    let store: any CacheStore
+    switch settings.place {
+    case .folder(let path): store = FolderCacheStore(root: path, maxSize: settings.maxSize)
+    case .server(let url): store = HTTPCacheStore(url: url)
+    }
+    return try OutputCache(store: store, readOnly: settings.readOnly, loop: loop)
+  }
+
+  /// `Linux x86_64`: what a key holds of the machine, since outputs built here may not run elsewhere.
+  static var platform: String {
+    var names = utsname()
+    uname(&names)
+    func text<T>(_ field: T) -> String {
+      withUnsafeBytes(of: field) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+    }
+    return text(names.sysname) + " " + text(names.machine)
+  }
+
+  /// The key of a job with this fingerprint, inputs' digest, dependencies' results and `cache-env`.
+  func key(fingerprint: String, inputs: String, dependencyResults: [String], cacheEnv: [String]) -> String {
+    let environment = cacheEnv.map { name in
+      (name: name, value: value(of: name))
+    }
+    let text = CacheKeyText(
+      platform: platform, fingerprint: fingerprint, inputs: inputs, dependencyResults: dependencyResults,
+      environment: environment)
+    return ContentDigest.of(text.bytes)
+  }
+
+  private func value(of name: String) -> String? {
+    if let known = environmentValues[name] { return known }
+    let value = getenv(name).map { String(cString: $0) }
+    environmentValues[name] = value
+    return value
+  }
+
+  /// Looks up `key`, then calls `deliver` with the entry (nil when there is none, or it is no
+  /// entry oprun may use) on the loop.
+  func lookUp(_ key: String, then deliver: @escaping (Result<CacheEntry?, CacheProblem>) -> Void) {
+    let ticket = delivery.expect { answer in
+      if case .lookedUp(let result) = answer { deliver(result) }
+    }
+    let store = store
+    pool.submit { _ in
+      let result: Result<CacheEntry?, CacheProblem>
+      do throws(CacheProblem) {
+        if let bytes = try store.entry(key: key) {
+          result = CacheEntry.decode(bytes).map { $0 }.mapError { CacheProblem("entry \(key): \($0.message)") }
+        } else {
+          result = .success(nil)
+        }
+      } catch {
+        result = .failure(error)
+      }
+      ticket.post(.lookedUp(result))
+    }
+  }
+
+  /// Restores `entry` as `restore` says, then calls `deliver` with the bytes written on the loop.
+  func restore(
+    _ entry: CacheEntry, _ restore: CacheRestore, then deliver: @escaping (Result<Int, CacheProblem>) -> Void
+  ) {
+    let ticket = delivery.expect { answer in
+      if case .restored(let result) = answer { deliver(result) }
+    }
+    let store = store
+    pool.submit { _ in ticket.post(.restored(restore.restore(entry, from: store))) }
+  }
+
+  /// Stores the files `outputs` (paths relative to `manifestFolder`, with their SHA-256) and
+  /// what the job printed under `key`, then calls `deliver` with the bytes stored on the loop.
+  /// The run waits for every store at its end (``storesUnderWay``).
+  func store(
+    _ key: String, outputs: [FileRecord], printed: PrintedOutput, duration: Double, manifestFolder: String,
+    then deliver: @escaping (Result<Int, CacheProblem>) -> Void
+  ) {
+    storesUnderWay += 1
+    let ticket = delivery.expect { [unowned self] answer in
+      storesUnderWay -= 1
+      if case .stored(let result) = answer { deliver(result) }
+    }
+    let store = store
+    pool.submit { buffer in
+      var files: [CacheEntry.File] = []
+      do throws(CacheProblem) {
+        for output in outputs {
+          let path = manifestFolder + "/" + output.path
+          var status = stat()
+          guard stat(path, &status) == 0 else {
+            throw CacheProblem("cannot read \(path): \(errorMessage(errno))")
+          }
+          if try !store.hasBlob(output.digest) { try store.putBlob(output.digest, from: path, buffer: buffer) }
+          files.append(
+            CacheEntry.File(
+              path: output.path, mode: UInt32(status.st_mode & 0o7777), size: Int(status.st_size), sha256: output.digest
+            ))
+        }
+        let entry = CacheEntry(
+          files: files, printed: printed.pieces, printedLeftOut: printed.linesLeftOut, duration: duration)
+        try store.putEntry(key: key, entry.encoded())
+        ticket.post(.stored(.success(entry.bytes)))
+      } catch {
+        ticket.post(.stored(.failure(error)))
+      }
+    }
+  }
+
+  /// The run ended with these counts: a folder records them and is trimmed. Blocks.
+  public func runEnded(hits: Int, misses: Int, stored: Int) {
+    store.runEnded(hits: hits, misses: misses, stored: stored)
+  }
+
+  /// Stops answering: what is still under way is dropped when it ends.
+  public func close() {
+    delivery.close()
+  }
+}
+
+/// What the cache's threads hand back to the loop.
+enum CacheAnswer: Sendable {
+  case lookedUp(Result<CacheEntry?, CacheProblem>)
+  case restored(Result<Int, CacheProblem>)
+  case stored(Result<Int, CacheProblem>)
+}
+
+/// What a job printed while it ran, kept for its cache entry up to ``CacheEntry/printedLimit``
+/// bytes: whole pieces as they came; lines beyond the limit are counted.
+struct PrintedOutput: Sendable {
+  var pieces: [CacheEntry.Printed] = []
+  var bytes = 0
+  var linesLeftOut = 0
+
+  mutating func append(_ text: [UInt8], stream: OutputStream) {
+    guard bytes + text.count <= CacheEntry.printedLimit else {
+      linesLeftOut += max(text.count { $0 == UInt8(ascii: "\n") }, 1)
+      return
+    }
+    bytes += text.count
+    pieces.append(CacheEntry.Printed(stream: stream, text: text))
+  }
+}

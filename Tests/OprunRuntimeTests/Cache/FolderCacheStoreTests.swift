@@ -1,0 +1,105 @@
+import Glibc
+import OprunCore
+import Testing
+
+@testable import OprunRuntime
+
+/// A folder cache (SPEC §14): what is put is got back whole, a blob whose bytes are not
+/// its name is never stored, writers of one name leave one whole file, and trimming removes
+/// the least recently used first.
+@Suite struct FolderCacheStoreTests {
+  final class Folder {
+    let path: String
+    init() {
+      var template = Array("/tmp/oprun-cache-test-XXXXXX".utf8CString)
+      path = String(cString: mkdtemp(&template)!)
+    }
+    deinit { _ = system("rm -rf '\(path)'") }
+
+    func write(_ name: String, _ text: String) -> String {
+      let file = path + "/" + name
+      let descriptor = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+      _ = Array(text.utf8).withUnsafeBytes { writeWhole(descriptor, $0) }
+      close(descriptor)
+      return file
+    }
+  }
+
+  static func blob(of store: FolderCacheStore, _ digest: String, in folder: Folder) throws -> String? {
+    let path = folder.path + "/fetched"
+    let descriptor = open(path, O_RDWR | O_CREAT | O_TRUNC, 0o600)
+    defer { close(descriptor) }
+    guard try store.blob(digest, into: BlobWriter(descriptor: descriptor)) else { return nil }
+    guard case .success(let bytes) = FileContents.read(path: path, limit: 1 << 20) else { return nil }
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
+  static func withBuffer<T>(_ body: (UnsafeMutableRawBufferPointer) throws -> T) rethrows -> T {
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 16)
+    defer { buffer.deallocate() }
+    return try body(buffer)
+  }
+
+  @Test func whatIsPutIsGotBack() throws {
+    let folder = Folder()
+    let store = FolderCacheStore(root: folder.path + "/cache")
+    let source = folder.write("app", "binary bytes")
+    let digest = ContentDigest.of(Array("binary bytes".utf8))
+    #expect(try store.entry(key: "k1") == nil)
+    #expect(try !store.hasBlob(digest))
+    try Self.withBuffer { try store.putBlob(digest, from: source, buffer: $0) }
+    try store.putEntry(key: "k1", Array("entry".utf8))
+    #expect(try store.hasBlob(digest))
+    #expect(try store.entry(key: "k1") == Array("entry".utf8))
+    #expect(try Self.blob(of: store, digest, in: folder) == "binary bytes")
+    #expect(try Self.blob(of: store, String(repeating: "0", count: 64), in: folder) == nil)
+  }
+
+  @Test func aFileThatIsNotItsDigestIsNotStored() throws {
+    let folder = Folder()
+    let store = FolderCacheStore(root: folder.path + "/cache")
+    let source = folder.write("app", "changed since it was hashed")
+    let digest = ContentDigest.of(Array("as hashed".utf8))
+    #expect(throws: CacheProblem.self) { try Self.withBuffer { try store.putBlob(digest, from: source, buffer: $0) } }
+    #expect(try !store.hasBlob(digest))
+    #expect(store.storedFiles().isEmpty)
+  }
+
+  @Test func manyWritersOfOneEntryLeaveOneWholeFile() async throws {
+    let folder = Folder()
+    let store = FolderCacheStore(root: folder.path + "/cache")
+    let texts = (0..<8).map { String(repeating: String($0), count: 100_000) }
+    await withTaskGroup(of: Void.self) { group in
+      for text in texts { group.addTask { try? store.putEntry(key: "same", Array(text.utf8)) } }
+    }
+    let stored = try #require(try store.entry(key: "same"))
+    #expect(texts.contains(String(decoding: stored, as: UTF8.self)))
+    #expect(store.storedFiles().count == 1, "no temporary file is left")
+  }
+
+  @Test func trimmingRemovesTheLeastRecentlyUsedFirst() throws {
+    let folder = Folder()
+    let store = FolderCacheStore(root: folder.path + "/cache")
+    // Last used long ago, in this order; names in another order, so that no order of names passes.
+    for (second, key) in [(1000, "a-old"), (2000, "z-middle"), (3000, "m-new")] {
+      try store.putEntry(key: key, Array(repeating: 0x61, count: 1000))
+      var times = [timespec(tv_sec: second, tv_nsec: 0), timespec(tv_sec: second, tv_nsec: 0)]
+      #expect(utimensat(AT_FDCWD, store.entryPath(key), &times, 0) == 0)
+    }
+    // Reading the oldest makes it the most recently used.
+    _ = try store.entry(key: "a-old")
+    #expect(store.trim(to: 2000) == 1000)
+    #expect(try store.entry(key: "z-middle") == nil)
+    #expect(try store.entry(key: "a-old") != nil)
+    #expect(try store.entry(key: "m-new") != nil)
+  }
+
+  @Test func eachRunsCountsAreKept() {
+    let folder = Folder()
+    let store = FolderCacheStore(root: folder.path + "/cache")
+    store.runEnded(hits: 3, misses: 1, stored: 1)
+    store.runEnded(hits: 0, misses: 0, stored: 0)
+    store.runEnded(hits: 0, misses: 2, stored: 2)
+    #expect(store.runCounts().map { [$0.hits, $0.misses, $0.stored] } == [[3, 1, 1], [0, 2, 2]])
+  }
+}
