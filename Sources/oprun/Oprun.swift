@@ -23,7 +23,7 @@ struct Oprun: ParsableCommand {
       options of a run, and man oprun(1).
       """,
     version: oprunVersion,
-    subcommands: [Run.self, Check.self, List.self, Graph.self, Report.self, Ctl.self, Log.self],
+    subcommands: [Run.self, Check.self, List.self, Graph.self, Report.self, Ctl.self, Log.self, Cache.self],
     defaultSubcommand: Run.self
   )
 

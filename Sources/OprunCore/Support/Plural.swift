@@ -8,3 +8,8 @@ public func plural(_ noun: String, count: Int) -> String {
 public func counted(_ count: Int, _ noun: String) -> String {
   "\(count) " + plural(noun, count: count)
 }
+
+/// `1 entry`, `3 entries`: a count and its noun, for a noun whose plural is not a plain "s".
+public func counted(_ count: Int, _ noun: String, plural: String) -> String {
+  "\(count) " + (count == 1 ? noun : plural)
+}

@@ -11,12 +11,15 @@ public struct FilePlan: Sendable {
   /// `files(job)` gives a tracked job's inputs and outputs as they are now; `record(job)` its
   /// newest record; `recordedInputs(digest)` and `recordedOutputs(digest)` a kept listing of
   /// inputs or of outputs; `resumePlan` what `--resume`
-  /// decided for the others (nil: they run).
+  /// decided for the others (nil: they run). `restoredResult(job, check)` is asked of a
+  /// cached job that runs once every dependency's result is known: the result it would have
+  /// once the cache restored it (SPEC §14), nil when the cache holds nothing for it.
   public init(
     graph: JobGraph, fingerprints: [JobFingerprint], force: Bool, resumePlan: ResumePlan?,
     record: (JobID) -> JournalRecord?, recordedInputs: (String) -> FileListing?,
     recordedOutputs: (String) -> FileListing? = { _ in nil },
-    files: (JobID) -> (inputs: FileSnapshot, outputs: FileSnapshot)
+    files: (JobID) -> (inputs: FileSnapshot, outputs: FileSnapshot),
+    restoredResult: (JobID, UpToDateCheck) -> JobResult? = { _, _ in nil }
   ) {
     var decisions = [RunDecision?](repeating: nil, count: graph.jobs.count)
     var results = [JobResult](repeating: .willRun(hasOutputs: false), count: graph.jobs.count)
@@ -46,7 +49,14 @@ public struct FilePlan: Sendable {
           for next in graph.jobs[dependency].dependencies where seen.insert(next).inserted { stack.append(next) }
         }
       }
-      let decision = force ? RunDecision.runs(.forced) : check.decision(in: graph)
+      var decision = force ? RunDecision.runs(.forced) : check.decision(in: graph)
+      var restored: JobResult?
+      if case .runs = decision, !force, node.isCached,
+        !check.dependencyResults.contains(where: { if case .willRun = $0 { true } else { false } })
+      {
+        restored = restoredResult(job, check)
+        if restored != nil { decision = .restored }
+      }
       decisions[job] = decision
       if decision != .upToDate, !node.outputs.isEmpty {
         // Outputs kept apart: their listing is read only when they differ from it (else they are
@@ -60,7 +70,8 @@ public struct FilePlan: Sendable {
         rewritten[job] = Set(outputs.files.map(\.path)).union(recorded.map(\.path))
       }
       results[job] =
-        decision == .upToDate ? check.resultWhenUpToDate(in: graph) : .willRun(hasOutputs: !node.outputs.isEmpty)
+        restored ?? (decision == .upToDate
+          ? check.resultWhenUpToDate(in: graph) : .willRun(hasOutputs: !node.outputs.isEmpty))
     }
     self.decisions = decisions
   }

@@ -47,6 +47,14 @@ public struct CacheSettings: Sendable, Equatable {
     return CacheSettings(place: place, readOnly: readOnly || section?.readOnly == true, maxSize: section?.maxSize)
   }
 
+  /// The store it names.
+  var store: any CacheStore {
+    switch place {
+    case .folder(let path): FolderCacheStore(root: path, maxSize: maxSize)
+    case .server(let url): HTTPCacheStore(url: url)
+    }
+  }
+
   /// `~/.cache/oprun`, or `oprun` in `XDG_CACHE_HOME`.
   static var defaultFolder: String {
     if let home = getenv("XDG_CACHE_HOME").map({ String(cString: $0) }), home.hasPrefix("/") { return home + "/oprun" }

@@ -168,6 +168,12 @@ public final class FolderCacheStore: CacheStore {
     return removed
   }
 
+  /// Removes every entry and blob (the counts of past runs stay); the bytes removed.
+  @discardableResult
+  func removeEverything() -> Int {
+    trim(to: 0)
+  }
+
   /// The counts of each run this folder served, oldest first: (Unix time, hits, misses, stored).
   func runCounts() -> [(time: Int, hits: Int, misses: Int, stored: Int)] {
     guard case .success(let bytes) = FileContents.read(path: root + "/runs", limit: 64 << 20) else { return [] }

@@ -31,12 +31,7 @@ public final class OutputCache {
 
   /// The cache `settings` name, answering on `loop`.
   public static func open(_ settings: CacheSettings, loop: EventLoop) throws(SystemError) -> OutputCache {
-    let store: any CacheStore
-    switch settings.place {
-    case .folder(let path): store = FolderCacheStore(root: path, maxSize: settings.maxSize)
-    case .server(let url): store = HTTPCacheStore(url: url)
-    }
-    return try OutputCache(store: store, readOnly: settings.readOnly, loop: loop)
+    try OutputCache(store: settings.store, readOnly: settings.readOnly, loop: loop)
   }
 
   /// `Linux x86_64`: what a key holds of the machine, since outputs built here may not run elsewhere.
@@ -51,9 +46,17 @@ public final class OutputCache {
 
   /// The key of a job with this fingerprint, inputs' digest, dependencies' results and `cache-env`.
   func key(fingerprint: String, inputs: String, dependencyResults: [String], cacheEnv: [String]) -> String {
-    let environment = cacheEnv.map { name in
-      (name: name, value: value(of: name))
-    }
+    Self.key(
+      platform: platform, fingerprint: fingerprint, inputs: inputs, dependencyResults: dependencyResults,
+      environment: cacheEnv.map { name in (name: name, value: value(of: name)) })
+  }
+
+  /// The key of a job on `platform` with this fingerprint, inputs' digest, dependencies'
+  /// results and values of its `cache-env` variables.
+  static func key(
+    platform: String, fingerprint: String, inputs: String, dependencyResults: [String],
+    environment: [(name: String, value: String?)]
+  ) -> String {
     let text = CacheKeyText(
       platform: platform, fingerprint: fingerprint, inputs: inputs, dependencyResults: dependencyResults,
       environment: environment)

@@ -1,3 +1,4 @@
+import Glibc
 import OprunCore
 
 extension FileSetRequest {
@@ -52,18 +53,41 @@ extension FileHasher {
 extension FilePlan {
   /// `--dry-run`'s plan, the files of each tracked job looked at now, on this thread and the
   /// hashing threads; only the hash cache is written.
+  /// With a `cache`, a job that would run says whether the cache would restore it instead,
+  /// asked one job after another (the run asks them all at once).
   init(
     graph: JobGraph, fingerprints: [JobFingerprint], force: Bool, resumePlan: ResumePlan?,
-    records: [String: JournalRecord], manifestPath: String, hasher: FileHasher
+    records: [String: JournalRecord], manifestPath: String, hasher: FileHasher, cache: CacheSettings? = nil
   ) {
     let inputs = FileListings(.inputs, manifestPath: manifestPath)
     let outputs = FileListings(.outputs, manifestPath: manifestPath)
+    let store = cache?.store
+    let platform = OutputCache.platform
+    let manifestFolder = AbsolutePath.of(graph.manifestFolder)
     self.init(
       graph: graph, fingerprints: fingerprints, force: force, resumePlan: resumePlan,
       record: { records[graph.jobs[$0].name] }, recordedInputs: { inputs.listing(digest: $0) },
       recordedOutputs: { outputs.listing(digest: $0) },
       files: { job in
         (hasher.snapshot(.inputs(of: graph.jobs[job], in: graph)), hasher.snapshot(.outputs(of: graph.jobs[job], in: graph)))
+      },
+      restoredResult: { job, check in
+        guard let store else { return nil }
+        let node = graph.jobs[job]
+        let key = OutputCache.key(
+          platform: platform, fingerprint: check.fingerprint.text, inputs: check.inputs.digest,
+          dependencyResults: check.dependencyResults.map(\.recorded),
+          environment: node.cacheEnv.map { name in (name, getenv(name).map { String(cString: $0) }) })
+        guard let bytes = try? store.entry(key: key), case .success(let entry) = CacheEntry.decode(bytes) else {
+          return nil
+        }
+        let restore = CacheRestore(
+          manifestFolder: manifestFolder, jobFolder: AbsolutePath.of(node.cwd ?? graph.manifestFolder),
+          outputs: node.outputs, currentOutputs: [])
+        guard entry.files.allSatisfy({ restore.refusal(of: $0.path) == nil }) else { return nil }
+        let files = entry.files.map { FileRecord(path: $0.path, kind: .file, digest: $0.sha256) }
+          .sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+        return .unchanged(FileSnapshot(files: files, unmatchedPatterns: []).digest)
       })
     hasher.cache.save()
   }

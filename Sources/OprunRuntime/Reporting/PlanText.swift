@@ -18,9 +18,13 @@ enum PlanText {
     if resumePlan != nil || filePlan != nil {
       let resumed = plan.count { decision(of: $0.job) == .resumed }
       let upToDate = plan.count { decision(of: $0.job) == .upToDate }
-      let notRun = [(resumed, "resumed", resumePlan != nil), (upToDate, "up to date", filePlan != nil)]
+      let restored = plan.count { decision(of: $0.job) == .restored }
+      let notRun = [
+        (resumed, "resumed", resumePlan != nil), (upToDate, "up to date", filePlan != nil),
+        (restored, "restored from cache", restored > 0),
+      ]
       text += ": " + notRun.filter(\.2).map { "\($0.0) \($0.1), " }.joined()
-      text += "\(plan.count - resumed - upToDate) to run"
+      text += "\(plan.count - resumed - upToDate - restored) to run"
     }
     text += "\n"
     for (index, step) in plan.enumerated() {

@@ -153,17 +153,20 @@ extension RunPlan {
   func dryRunText(hasher: FileHasher?, manifestPath: String) -> String {
     let order = graph.plan(criticalPath: criticalPath)
     return PlanText.render(
-      order, of: graph, resumePlan: resumePlan, filePlan: filePlan(hasher: hasher, manifestPath: manifestPath),
+      order, of: graph, resumePlan: resumePlan,
+      filePlan: filePlan(hasher: hasher, manifestPath: manifestPath, askingCache: true),
       criticalPath: criticalPath)
   }
 
   /// What the files of each tracked job decide now, as `-n` and `oprun list` say it; nil
-  /// when no job's files decide (no hasher was opened).
-  func filePlan(hasher: FileHasher?, manifestPath: String) -> FilePlan? {
+  /// when no job's files decide (no hasher was opened). `askingCache`: a job that would run
+  /// is looked up in the cache, if one is configured.
+  func filePlan(hasher: FileHasher?, manifestPath: String, askingCache: Bool = false) -> FilePlan? {
     hasher.map { hasher in
       FilePlan(
         graph: graph, fingerprints: fingerprints.isEmpty ? graph.fingerprints() : fingerprints, force: force,
-        resumePlan: resumePlan, records: fileRecords ?? [:], manifestPath: manifestPath, hasher: hasher)
+        resumePlan: resumePlan, records: fileRecords ?? [:], manifestPath: manifestPath, hasher: hasher,
+        cache: askingCache ? cache : nil)
     }
   }
 }
