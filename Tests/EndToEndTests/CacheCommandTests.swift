@@ -15,6 +15,7 @@ import Testing
       test:
         command: sh -c 'cat app > report; echo tested >> report'
         dependencies: [build]
+        inputs: [app]
         outputs: [report]
     """
 
@@ -40,7 +41,7 @@ import Testing
     #expect(plan.status == 0, "\(plan.stderr)")
     #expect(plan.stdout.contains("2 restored from cache, 0 to run"), "\(plan.stdout)")
     #expect(plan.stdout.contains("build  restored from cache"), "\(plan.stdout)")
-    // Its dependent's key holds what build's outputs would be once restored: found too.
+    // Its dependent reads what restoring build would write: its key is made of those files.
     #expect(plan.stdout.contains("test   restored from cache"), "\(plan.stdout)")
     #expect(!FileManager.default.fileExists(atPath: clean.path("app")), "-n restores nothing")
 

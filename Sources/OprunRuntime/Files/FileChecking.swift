@@ -64,12 +64,17 @@ extension FilePlan {
     let store = cache?.store
     let platform = OutputCache.platform
     let manifestFolder = AbsolutePath.of(graph.manifestFolder)
+    let foreseen = ForeseenRestores()
     self.init(
       graph: graph, fingerprints: fingerprints, force: force, resumePlan: resumePlan,
       record: { records[graph.jobs[$0].name] }, recordedInputs: { inputs.listing(digest: $0) },
       recordedOutputs: { outputs.listing(digest: $0) },
       files: { job in
-        (hasher.snapshot(.inputs(of: graph.jobs[job], in: graph)), hasher.snapshot(.outputs(of: graph.jobs[job], in: graph)))
+        let node = graph.jobs[job]
+        let inputs = foreseen.applied(
+          to: hasher.snapshot(.inputs(of: node, in: graph)), patterns: node.inputs,
+          jobFolder: AbsolutePath.of(node.cwd ?? graph.manifestFolder), manifestFolder: manifestFolder)
+        return (inputs, hasher.snapshot(.outputs(of: node, in: graph)))
       },
       restoredResult: { job, check in
         guard let store else { return nil }
@@ -86,9 +91,36 @@ extension FilePlan {
           outputs: node.outputs, currentOutputs: [])
         guard entry.files.allSatisfy({ restore.refusal(of: $0.path) == nil }) else { return nil }
         let files = entry.files.map { FileRecord(path: $0.path, kind: .file, digest: $0.sha256) }
-          .sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
-        return .unchanged(FileSnapshot(files: files, unmatchedPatterns: []).digest)
+        foreseen.files += files
+        return .unchanged(FileSnapshot(files: ForeseenRestores.sorted(files), unmatchedPatterns: []).digest)
       })
     hasher.cache.save()
+  }
+}
+
+/// The files `-n` foresees the cache restoring, in the order it decided the jobs: a job
+/// that reads what a restored dependency writes is decided on those files, as the run
+/// would decide it once they are in place.
+private final class ForeseenRestores {
+  var files: [FileRecord] = []
+
+  /// `inputs` as they will be once the foreseen files are restored: each foreseen file the
+  /// job's input `patterns` match takes the place of what is there now.
+  func applied(to inputs: FileSnapshot, patterns: [PathPattern], jobFolder: String, manifestFolder: String)
+    -> FileSnapshot
+  {
+    let matched = files.filter { file in
+      CacheRestore.matches(manifestFolder + "/" + file.path, patterns, jobFolder: jobFolder, manifestFolder: manifestFolder)
+    }
+    guard !matched.isEmpty else { return inputs }
+    let replaced = Set(matched.map(\.path))
+    return FileSnapshot(
+      files: Self.sorted(inputs.files.filter { !replaced.contains($0.path) } + matched),
+      unmatchedPatterns: inputs.unmatchedPatterns)
+  }
+
+  /// In the order snapshots keep files: by path, byte by byte.
+  static func sorted(_ files: [FileRecord]) -> [FileRecord] {
+    files.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
   }
 }

@@ -93,7 +93,7 @@ extension HumanReporter {
       var text = countText
       if outcome == .cancelled, summary.cancelledByControl > 0 { text += " (\(summary.cancelledByControl) by control)" }
       if outcome == .succeeded {
-        let restored = "restored from cache, saving \(TimeText.roughDuration(summary.restoredSeconds))"
+        let restored = "restored from cache, saving \(TimeText.duration(summary.restoredSeconds))"
         let notRun = [
           (summary.resumedCount, "resumed"), (summary.upToDateCount, "up to date"), (summary.restoredCount, restored),
         ].filter { $0.0 > 0 }

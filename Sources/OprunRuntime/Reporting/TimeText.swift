@@ -9,12 +9,6 @@ public enum TimeText {
   }
 
   /// A duration for reading: `0.30s`, `12.41s`, `2m03s`, `1h02m03s`.
-  /// `12.3s`, `2m03s`: a duration to a tenth of a second, as the cache's savings are told.
-  public static func roughDuration(_ seconds: Double) -> String {
-    let seconds = seconds.isFinite ? max(seconds, 0) : 0
-    return seconds < 59.95 ? DecimalText.string(seconds, fractionDigits: 1) + "s" : duration(seconds)
-  }
-
   public static func duration(_ seconds: Double) -> String {
     let seconds = seconds.isFinite ? max(asRecorded(seconds), 0) : 0
     // Below this, two decimals would still read less than 60.00s.

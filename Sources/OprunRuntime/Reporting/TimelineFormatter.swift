@@ -84,7 +84,7 @@ struct TimelineFormatter {
     switch result.outcome {
     case .succeeded:
       if result.upToDate { return ("up to date", "") }
-      if let saved = result.savedByCache { return ("restored from cache (saves \(TimeText.roughDuration(saved)))", "") }
+      if let saved = result.savedByCache { return ("restored from cache (saves \(TimeText.duration(saved)))", "") }
       return result.resumed ? ("succeeded (resumed)", "") : ("succeeded", " in " + duration)
     case .failed:
       var cause = result.termination.map { " (" + Self.terminationText($0) + ")" } ?? ""
