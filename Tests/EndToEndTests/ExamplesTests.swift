@@ -148,6 +148,35 @@ import Testing
     #expect(!log.executed("publish"))
   }
 
+  @Test func cacheRestoresWhatAnotherCopyBuiltWithoutRunningACommand() throws {
+    let store = try Scratch()
+    let environment = ["OPRUN_CACHE": store.path("cache")]
+    var copies: [Scratch] = []
+    for _ in 0..<2 {
+      let copy = try FixtureTests.scratchWithFixture("cache")
+      // As a fresh clone has it, whatever a run of the example in the source tree left.
+      for left in ["cache/build", "cache/.oprun"] { try? FileManager.default.removeItem(atPath: copy.path(left)) }
+      copies.append(copy)
+    }
+    let built = try runOprun(runArguments(manifest: "cache/jobs.yaml"), in: copies[0], environment: environment)
+    #expect(built.status == 0, "\(built.stdout)\(built.stderr)")
+    #expect(copies[0].events.executed("build") && copies[0].events.executed("test"))
+
+    let plan = try runOprun(["-n", "cache/jobs.yaml"], in: copies[1], environment: environment)
+    #expect(plan.stdout.contains("2 restored from cache, 0 to run"), "\(plan.stdout)")
+    let restored = try runOprun(runArguments(manifest: "cache/jobs.yaml"), in: copies[1], environment: environment)
+    #expect(restored.status == 0, "\(restored.stderr)")
+    let log = copies[1].events
+    expectStreamContract(log)
+    #expect(!log.executed("build") && !log.executed("test"), "no command runs")
+    #expect(log.finish(of: "test")?["cached"] as? Bool == true)
+    #expect(restored.stdout.contains("test | self-test: ok"), "\(restored.stdout)")
+    for file in ["cache/build/app", "cache/build/test.log"] {
+      #expect(FileManager.default.contents(atPath: copies[1].path(file)) == FileManager.default.contents(atPath: copies[0].path(file)))
+    }
+    #expect(FileManager.default.isExecutableFile(atPath: copies[1].path("cache/build/app")))
+  }
+
   @Test func sharedSettingsComeFromAnXAnchorThroughMergeKeys() throws {
     let (run, log, _) = try run("shared-settings.yaml")
     #expect(run.status == 0, "\(run.stderr)")

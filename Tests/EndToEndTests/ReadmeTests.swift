@@ -99,7 +99,10 @@ private struct RepositoryCopy {
     let path = folder.path(".build/path") + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
     return try bash.run(
       ["-c", "set -o pipefail\n" + command], in: folder,
-      environment: ["PATH": path, "XDG_RUNTIME_DIR": folder.path(".build/runtime")])
+      // The cache of outputs the examples use is the copy's own, not the home folder's.
+      environment: [
+        "PATH": path, "XDG_RUNTIME_DIR": folder.path(".build/runtime"), "XDG_CACHE_HOME": folder.path(".build/cache"),
+      ])
   }
 }
 

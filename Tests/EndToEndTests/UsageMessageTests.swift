@@ -71,7 +71,10 @@ import Testing
     }
     visit(try #require(tool["command"] as? [String: Any]), path: "oprun")
     #expect(lowercase.isEmpty, "\(lowercase)")
-    #expect(Set(manifests.keys) == ["oprun run", "oprun check", "oprun list", "oprun graph", "oprun log"])
+    #expect(
+      Set(manifests.keys) == [
+        "oprun run", "oprun check", "oprun list", "oprun graph", "oprun log", "oprun cache stats", "oprun cache clean",
+      ])
     for (command, help) in manifests {
       #expect(help.contains("(default: ./jobs.yaml)"), "\(command): \(help)")
     }
