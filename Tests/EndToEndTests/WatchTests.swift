@@ -153,6 +153,31 @@ import Testing
     #expect(oprun.wait().signal == SIGINT)
   }
 
+  @Test func anEditToADotenvFileOfAnIncludedManifestRunsItsJobsWithTheNewValue() throws {
+    let folder = try Scratch()
+    try FileManager.default.createDirectory(atPath: folder.path("ci"), withIntermediateDirectories: true)
+    try folder.write("ci/common.yaml", "dotenv: [greeting.env]\njobs:\n  greet:\n    command: echo $GREETING >> ../log\n")
+    try folder.write("ci/greeting.env", "GREETING=hello\n")
+    let manifest = """
+      include: [ci/common.yaml]
+      jobs:
+        build:
+          command: cat src/*.txt > out.txt; echo build >> log
+          dependencies: ["common:greet"]
+          inputs: [src/]
+          outputs: [out.txt]
+      """
+    let oprun = try startWatching(folder, manifest: manifest)
+    try waitForWatching(oprun, times: 1)
+    #expect(ranJobs(folder) == ["hello", "build"])
+    try folder.write("ci/greeting.env", "GREETING=bonjour\n")
+    try waitForWatching(oprun, times: 2)
+    #expect(changedLines(oprun) == ["oprun: changed: ci/greeting.env"])
+    #expect(ranJobs(folder) == ["hello", "build", "bonjour", "build"], "the included job ran with the new value")
+    oprun.send(SIGINT)
+    #expect(oprun.wait().signal == SIGINT)
+  }
+
   /// In a user namespace of its own, where the kernel's limit of watches is set to 3 (the
   /// limit is the namespace's: other tests keep theirs), oprun cannot watch every folder.
   @Test func pastTheKernelsWatchLimitOneWarningAndPollingFindTheEdit() throws {

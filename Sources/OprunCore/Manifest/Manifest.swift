@@ -29,6 +29,10 @@ public struct Manifest: Sendable {
   /// `include` (SPEC §15): the manifests whose jobs and queues join this one, in order.
   /// Emptied once they have joined (``ManifestInclusion``).
   public var includes: [IncludeSpec] = []
+  /// The `dotenv` files of the manifests it includes, theirs and their jobs', as paths from
+  /// where the manifest was read (as ``JobSpec/includedFrom`` is): read with it, so watched
+  /// with it.
+  public var includedDotenvFiles: [String] = []
   /// What `${{ vars.NAME }}` may name (SPEC §15): `vars`, with the variables given from
   /// outside (the command line's, or an including manifest's) over them.
   public var variables: [String: String] = [:]

@@ -29,7 +29,9 @@ public enum RunCommandLine {
   /// no selected job declares inputs or reads a dotenv file, as nothing could start a cycle.
   private static func watch(_ prepared: PreparedRun, configuration: RunConfiguration, delay: Double) -> Int32 {
     let graph = prepared.plan.graph
-    let readsDotenv = !graph.manifest.dotenv.isEmpty || graph.manifest.jobs.contains { !$0.dotenv.isEmpty }
+    let readsDotenv =
+      !graph.manifest.dotenv.isEmpty || !graph.manifest.includedDotenvFiles.isEmpty
+      || graph.manifest.jobs.contains { !$0.dotenv.isEmpty }
     guard readsDotenv || graph.jobs.contains(where: { !$0.inputs.isEmpty }) else {
       let jobs = configuration.targets.isEmpty ? "no job" : "no selected job"
       writeAll(

@@ -40,6 +40,7 @@ struct ManifestInclusion {
     var jobs: [JobSpec] = []
     var queues: [QueueSpec] = []
     var includedSecrets: [Located<String>] = []
+    var includedDotenvFiles: [String] = []
     var prefixes: [String: SourceLocation] = [:]
     for entry in manifest.includes {
       if let first = prefixes[entry.prefix.value] {
@@ -54,10 +55,16 @@ struct ManifestInclusion {
       let folder = PathParts.folder(of: entry.path.value)
       queues += included.queues.map { Self.prefixed($0, entry.prefix.value) }
       includedSecrets += included.secrets
+      includedDotenvFiles += included.includedDotenvFiles
+      includedDotenvFiles += included.dotenv.map { DotenvResolution.path(of: $0, manifestPath: included.path) }
+      for job in included.jobs where job.includedFrom == nil {
+        includedDotenvFiles += job.dotenv.map { DotenvResolution.path(of: $0, manifestPath: included.path) }
+      }
       jobs += included.jobs.map { Self.joining($0, of: included, prefix: entry.prefix.value, folder: folder) }
     }
     var result = manifest
     result.includes = []
+    result.includedDotenvFiles = includedDotenvFiles
     // A value an included file calls secret is masked wherever oprun writes it.
     for secret in includedSecrets where !result.secrets.contains(where: { $0.value == secret.value }) {
       result.secrets.append(secret)
@@ -129,7 +136,8 @@ struct ManifestInclusion {
       // Its file's dotenv files, then its own, then its file's env, then its own (SPEC §15).
       let files = GraphBuilder.environment(included.dotenvEntries, overriddenBy: job.dotenvEntries)
       job.env = GraphBuilder.environment(GraphBuilder.environment(files, overriddenBy: included.env), overriddenBy: job.env)
-      job.dotenvEntries = []
+      // Read from its file's folder and folded into its env: nothing is left to resolve.
+      (job.dotenv, job.dotenvEntries) = ([], [])
       job.cwd = GraphBuilder.writtenWorkingDirectory(job: job.cwd, manifest: included.cwd?.value)
       job.priority = job.priority ?? defaults.priority
       job.qos = job.qos ?? (queue?.qos == nil ? defaults.qos : nil)

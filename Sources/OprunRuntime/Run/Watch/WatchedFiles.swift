@@ -11,8 +11,8 @@ struct WatchedFiles {
   private(set) var files: Set<String> = []
   /// The manifest's absolute path.
   let manifest: String
-  /// The manifest's own `dotenv` files and the manifests it includes: read with it, so a
-  /// change to one counts as a change to it.
+  /// The manifest's own `dotenv` files, the manifests it includes and theirs: read with it,
+  /// so a change to one counts as a change to it.
   private var sharedFiles: Set<String> = []
   /// Each job's trees and single files.
   private var rootsOfJob: [JobID: [String]] = [:]
@@ -41,6 +41,7 @@ struct WatchedFiles {
     for job in graph.manifest.jobs {
       if let included = job.includedFrom { sharedFiles.insert(AbsolutePath.of(included)) }
     }
+    for file in graph.manifest.includedDotenvFiles { sharedFiles.insert(AbsolutePath.of(file)) }
     files.formUnion(sharedFiles)
     for job in graph.jobs {
       let spec = graph.manifest.jobs.indices.contains(job.id) ? graph.manifest.jobs[job.id].dotenv : []
