@@ -24,3 +24,5 @@ echo "== secrets: 100 MB of job output with 10 secrets against none"
 Benchmarks/secrets.sh
 echo "== memory: peak RSS of check and of a run at 10,000 and 100,000 jobs"
 Benchmarks/memory.sh
+echo "== resources: 1,000 trivial jobs with a cgroup each (memory: 1G) against none"
+Benchmarks/resources.sh

@@ -135,6 +135,23 @@ import Testing
     #expect(log.outcome(of: "quick") == "succeeded")
   }
 
+  /// Needs cgroups oprun may make (as `CgroupTests` do): without them nothing runs out of memory.
+  @Test func theBudgetHoldsLinkBackAndARetryWithTwiceTheMemorySavesTheJobTheKernelKilled() throws {
+    let (run, log, _) = try run("resources.yaml")
+    #expect(run.status == 0, "\(run.stderr)")
+    let linkStarts = try #require(log.index(of: "link", to: "executing"))
+    for compile in ["compile-a", "compile-b"] {
+      #expect(try #require(log.index(of: compile, to: "finished")) < linkStarts, "link needs both CPUs")
+    }
+    let retry = try #require(log.transitions(of: "load", to: "ready").last)
+    #expect(retry.string("reason") == "out-of-memory", "\(retry)")
+    #expect(retry.int("memory") == 400 << 20)
+    #expect(log.outcome(of: "load") == "succeeded")
+    #expect(log.finish(of: "load")?.int("attempt") == 2)
+    #expect(run.stdout.contains("its memory doubled to 400 MB"))
+    #expect(run.stdout.contains("load | held 300 MB\n"))
+  }
+
   @Test func everyJobsCompletionRunsWithItsStatus() throws {
     let (run, log, _) = try run("completions.yaml")
     #expect(run.status == 1)
