@@ -55,7 +55,9 @@ extension RunPlan {
     let hasher =
       tracked.isEmpty
       ? nil : usesState ? FileHasher.forManifest(at: configuration.manifestPath) : FileHasher(cacheFolder: nil)
-    if let hasher, !configuration.force, !resume { hasher.prefetchFirstChecks(of: graph) }
+    // Under --resume too, and so in each --watch cycle: a job whose files decide is checked
+    // whatever the journal says, and its walk is most of what a cycle waits for before it runs.
+    if let hasher, !configuration.force { hasher.prefetchFirstChecks(of: graph) }
     let needsFingerprints = configuration.keepsJournal || resume || !tracked.isEmpty
     var plan = RunPlan(
       graph: graph, failurePolicy: configuration.failurePolicy, grace: configuration.grace,
