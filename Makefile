@@ -1,11 +1,7 @@
 # oprun — build, demo, test, bench, install.
 PREFIX ?= /usr/local
 SWIFT ?= swift
-# A fully static executable: no dynamic loader at start-up (libstdc++, libyaml and glibc's
-# symbol lookups and relocations took about a millisecond of every start), and nothing to
-# install beside it. Only a user database lookup (the home folder, when HOME is unset) wants
-# the shared libraries of the glibc it was linked with.
-RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -static-executable
+RELEASE_FLAGS = -c release --static-swift-stdlib
 # Not OPRUN: that is the variable the end-to-end tests read, and a caller may export it.
 RELEASE_BINARY = .build/release/oprun
 

@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 
 OPRUN=${OPRUN:-.build/release/oprun}
 if [ ! -x "$OPRUN" ]; then
-  swift build -c release --static-swift-stdlib -Xswiftc -static-executable --product oprun
+  swift build -c release --static-swift-stdlib --product oprun
 fi
 [ -x /usr/bin/time ] || { echo "matrix.sh: /usr/bin/time (package 'time') is needed" >&2; exit 1; }
 

@@ -12,7 +12,7 @@ COUNTS=("$@")
 BUDGET_SECONDS=1.0
 
 if [ ! -x "$OPRUN" ]; then
-  swift build -c release --static-swift-stdlib -Xswiftc -static-executable --product oprun
+  swift build -c release --static-swift-stdlib --product oprun
 fi
 
 # GNU time gives the peak RSS; hyperfine the timing. Install them if we may.
