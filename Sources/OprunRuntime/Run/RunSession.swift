@@ -15,6 +15,9 @@ final class RunSession {
   /// Adding this run grew the index of runs past another step: its entries of gone journals
   /// are to be dropped.
   private var indexIsDueForPruning = false
+  /// The index's pruning, on a pool thread beside the jobs; the run waits for it before it
+  /// ends, so that a pruning the run began is never cut short by its exit.
+  private var indexPruning: PendingValue<Bool>?
 
   var graph: JobGraph { plan.graph }
   /// Called once the run has begun, with its loop and driver: what else the run's loop is to
@@ -117,6 +120,7 @@ final class RunSession {
     if let journal, let fileRecords = plan.fileRecords {
       removeListingsNoLongerNamed(after: journal, records: fileRecords)
     }
+    _ = indexPruning?.value
     control?.finish()
     output.drain(alongWith: { control?.isDrained ?? true })
     control?.close()
@@ -277,7 +281,10 @@ final class RunSession {
     let folder = JournalFolder(manifestPath: configuration.manifestPath)
     let removedJournals = folder.prune(keeping: newJournal, tracked: graph.trackedJobNames)
     guard removedJournals || indexIsDueForPruning, let index = RunIndex.ofThisUser() else { return }
-    HashingPool.shared.submit { _ in index.dropEntriesOfGoneJournals() }
+    indexPruning = PendingValue(on: HashingPool.shared) {
+      index.dropEntriesOfGoneJournals()
+      return true
+    }
   }
 
   /// Redraws the status line once a second, with the time and the terminal's width then,
