@@ -24,8 +24,8 @@ public enum CacheCommandLine {
   public static func clean(cache option: String?, manifestWords: [String], keep: String?) -> Int32 {
     var keptBytes: Int?
     if let keep {
-      guard let bytes = ByteSize.bytes(keep) else {
-        RunCommandLine.writeAll(2, "oprun: --keep: '\(keep)' is not a size (write 512M, 2G, 1.5G or bytes)\n")
+      guard let bytes = keep == "0" ? 0 : ByteSize.bytes(keep) else {
+        RunCommandLine.writeAll(2, "oprun: error: --keep: '\(keep)' is not a size (write 512M, 2G, 1.5G or bytes)\n")
         return ExitStatus.usage
       }
       keptBytes = bytes

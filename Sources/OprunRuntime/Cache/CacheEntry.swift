@@ -98,19 +98,20 @@ public struct CacheEntry: Sendable, Equatable {
       guard let path = item["path"]?.stringValue, let mode = item["mode"]?.intValue, (0...0o7777).contains(mode),
         let size = item["size"]?.intValue, size >= 0, let digest = item["sha256"]?.stringValue
       else { return .failure(CacheEntryError("a file without path, mode, size or sha256")) }
-      guard isPlainRelativePath(path) else { return .failure(CacheEntryError("path '\(path)' leaves the folder")) }
+      guard isPlainRelativePath(path) else { return .failure(CacheEntryError("path '\(path)' is not a plain path under the manifest's folder")) }
       guard isDigest(digest) else { return .failure(CacheEntryError("'\(digest)' is no SHA-256")) }
       files.append(File(path: path, mode: UInt32(mode), size: size, sha256: digest))
     }
     var printed: [Printed] = []
     for item in value["printed"]?.arrayValue ?? [] {
-      guard let text = item["text"]?.stringValue else { continue }
-      let stream = item["stream"]?.stringValue.flatMap(OutputStream.init(rawValue:)) ?? .stdout
+      guard let text = item["text"]?.stringValue,
+        let stream = item["stream"]?.stringValue.flatMap(OutputStream.init(rawValue:))
+      else { return .failure(CacheEntryError("printed output without a stream (stdout or stderr) or text")) }
       printed.append(Printed(stream: stream, text: Array(text.utf8)))
     }
-    return .success(
-      CacheEntry(
-        files: files, printed: printed, printedLeftOut: value["printed_left_out"]?.intValue ?? 0, duration: duration))
+    let leftOut = value["printed_left_out"]?.intValue ?? 0
+    guard leftOut >= 0 else { return .failure(CacheEntryError("a negative count of lines left out")) }
+    return .success(CacheEntry(files: files, printed: printed, printedLeftOut: leftOut, duration: duration))
   }
 
   /// A path that stays below the folder it is taken from, read as text alone: not absolute,

@@ -16,6 +16,8 @@ struct CacheRestore {
   var outputs: [PathPattern]
   /// What the job's outputs match now, paths as records keep them: those the entry lacks are removed.
   var currentOutputs: [String]
+  /// The run's cache work: when the run ends first, the restore gives up and removes what it wrote.
+  var work: CacheWork? = nil
 
   /// Restores `entry` from `store`; the bytes written, or why nothing was.
   func restore(_ entry: CacheEntry, from store: any CacheStore) -> Result<Int, CacheProblem> {
@@ -43,16 +45,35 @@ struct CacheRestore {
       return .failure(problem)
     }
     let restored = Set(entry.files.map(\.path))
-    for path in currentOutputs where !restored.contains(path) && CacheEntry.isPlainRelativePath(path) {
+    for path in currentOutputs
+    where !restored.contains(path) && CacheEntry.isPlainRelativePath(path)
+      && !path.split(separator: "/").contains(where: { Self.keptFolders.contains(String($0)) })
+    {
       unlink(manifestFolder + "/" + path)
     }
     return .success(entry.bytes)
   }
 
+  /// The mode bits a restore gives a file: the permissions and the sticky bit, never set-user-ID
+  /// or set-group-ID, which an entry from a shared cache could otherwise plant on a program
+  /// that runs as whoever restored it.
+  static let restoredModeBits: UInt32 = 0o1777
+
+  /// Folders a restore never writes into nor removes from.
+  static let keptFolders: Set<String> = [".git", ".hg", ".svn", ".oprun"]
+
+  /// How the name of a file being restored begins.
+  static let temporaryPrefix = ".oprun-restore"
+
   /// Why the entry may not write `path`; nil when it may.
   func refusal(of path: String) -> CacheProblem? {
     guard CacheEntry.isPlainRelativePath(path) else {
       return CacheProblem("the entry names '\(path)', outside the manifest's folder")
+    }
+    // What a version-control folder or oprun's own state holds is never a build's output,
+    // whatever a broad pattern (`**`) matches: an entry must not plant a git hook there.
+    if let kept = path.split(separator: "/").first(where: { Self.keptFolders.contains(String($0)) }) {
+      return CacheProblem("the entry names '\(path)', inside \(kept)/, which a restore never writes")
     }
     let absolute = manifestFolder + "/" + path
     guard Self.matches(absolute, outputs, jobFolder: jobFolder, manifestFolder: manifestFolder) else {
@@ -88,19 +109,19 @@ struct CacheRestore {
   private func fetch(_ file: CacheEntry.File, to target: String, from store: any CacheStore) -> Result<
     String, CacheProblem
   > {
-    let temporary = PathParts.folder(of: target) + "/" + TemporaryName.next("oprun-restore")
+    let temporary = PathParts.folder(of: target) + "/" + TemporaryName.next(String(Self.temporaryPrefix.dropFirst()))
     let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
     guard descriptor >= 0 else {
       return .failure(CacheProblem("cannot create \(temporary): \(errorMessage(errno))"))
     }
-    let writer = BlobWriter(descriptor: descriptor)
+    let writer = BlobWriter(descriptor: descriptor, work: work)
     let outcome: Result<String, CacheProblem>
     do throws(CacheProblem) {
       if try !store.blob(file.sha256, into: writer) {
         outcome = .failure(CacheProblem("blob \(file.sha256) of \(file.path) is missing"))
       } else if writer.count != file.size || writer.digest() != file.sha256 {
-        outcome = .failure(CacheProblem("blob \(file.sha256) of \(file.path) is corrupt"))
-      } else if fchmod(descriptor, mode_t(file.mode)) != 0 {
+        outcome = .failure(CacheProblem("blob \(file.sha256) of \(file.path) is corrupt", corruptBlob: file.sha256))
+      } else if fchmod(descriptor, mode_t(file.mode & Self.restoredModeBits)) != 0 {
         outcome = .failure(CacheProblem("cannot set the mode of \(temporary): \(errorMessage(errno))"))
       } else {
         outcome = .success(temporary)

@@ -48,9 +48,12 @@ public struct CacheSettings: Sendable, Equatable {
   }
 
   /// The store it names.
-  var store: any CacheStore {
+  var store: any CacheStore { store(lookingOnly: false) }
+
+  /// The store it names; `lookingOnly`: what it is asked marks nothing used (`-n`).
+  func store(lookingOnly: Bool) -> any CacheStore {
     switch place {
-    case .folder(let path): FolderCacheStore(root: path, maxSize: maxSize)
+    case .folder(let path): FolderCacheStore(root: path, maxSize: maxSize, marksUse: !lookingOnly)
     case .server(let url): HTTPCacheStore(url: url)
     }
   }

@@ -35,7 +35,12 @@ extension CacheStore {
 /// Why the cache could not answer: it counts as a miss (SPEC §14), with one warning per run.
 public struct CacheProblem: Error, Equatable, Sendable, CustomStringConvertible {
   public var message: String
-  public init(_ message: String) { self.message = message }
+  /// The blob found not to hold what its name says: stored again when a job that ran makes it.
+  public var corruptBlob: String?
+  public init(_ message: String, corruptBlob: String? = nil) {
+    self.message = message
+    self.corruptBlob = corruptBlob
+  }
   public var description: String { message }
 }
 
@@ -48,14 +53,27 @@ public final class BlobWriter {
   /// Set once a write failed, with its errno.
   public private(set) var failure: Int32?
 
+  /// Set when the run ends: a write after it fails (ECANCELED), so the file is given up.
+  private let work: CacheWork?
+
   public init(descriptor: Int32) {
     self.descriptor = descriptor
+    work = nil
+  }
+
+  init(descriptor: Int32, work: CacheWork?) {
+    self.descriptor = descriptor
+    self.work = work
   }
 
   /// Appends `bytes`; false once a write failed.
   @discardableResult
   public func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
     guard failure == nil else { return false }
+    if work?.isStopping == true {
+      failure = ECANCELED
+      return false
+    }
     hash.update(bufferPointer: bytes)
     count += bytes.count
     let error = writeWhole(descriptor, bytes)

@@ -10,10 +10,13 @@ import OprunCore
 public final class FolderCacheStore: CacheStore {
   public let root: String
   public let maxSize: Int?
+  /// Whether a hit marks what it read used (for trimming); `-n` only looks.
+  let marksUse: Bool
 
-  public init(root: String, maxSize: Int? = nil) {
+  public init(root: String, maxSize: Int? = nil, marksUse: Bool = true) {
     self.root = root
     self.maxSize = maxSize
+    self.marksUse = marksUse
   }
 
   public var name: String { "folder " + root }
@@ -36,12 +39,17 @@ public final class FolderCacheStore: CacheStore {
 
   public func blob(_ digest: String, into writer: BlobWriter) throws(CacheProblem) -> Bool {
     let path = blobPath(digest)
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    // Not blocking: a FIFO planted under a blob's name must not hold the run.
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
     guard descriptor >= 0 else {
       if errno == ENOENT || errno == ENOTDIR { return false }
       throw problem("cannot read", path)
     }
     defer { close(descriptor) }
+    var status = stat()
+    guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+      throw CacheProblem("\(path) is not a regular file")
+    }
     posix_fadvise(descriptor, 0, 0, POSIX_FADV_SEQUENTIAL)
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
     defer { buffer.deallocate() }
@@ -68,6 +76,10 @@ public final class FolderCacheStore: CacheStore {
     defer { close(source) }
     let target = blobPath(digest)
     let (temporary, descriptor) = try createTemporary(beside: target)
+    // An output others may not read stays so in the cache: its blob is readable by whom the
+    // output was, and always by its owner.
+    var sourceStatus = stat()
+    if fstat(source, &sourceStatus) == 0 { _ = fchmod(descriptor, 0o600 | (sourceStatus.st_mode & 0o044)) }
     let writer = BlobWriter(descriptor: descriptor)
     var failed: CacheProblem?
     while true {
@@ -135,8 +147,9 @@ public final class FolderCacheStore: CacheStore {
     var files: [StoredFile] = []
     for (kind, isEntry) in [("ac", true), ("cas", false)] {
       let top = root + "/" + kind
-      for shard in FolderNames.list(top) {
-        for name in FolderNames.list(top + "/" + shard) where !name.hasPrefix(".") {
+      // Only what oprun names there: a SHA-256 in the folder of its first two digits.
+      for shard in FolderNames.list(top) where shard.utf8.count == 2 {
+        for name in FolderNames.list(top + "/" + shard) where CacheEntry.isDigest(name) && name.hasPrefix(shard) {
           let path = top + "/" + shard + "/" + name
           var status = stat()
           guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { continue }
@@ -178,7 +191,8 @@ public final class FolderCacheStore: CacheStore {
   func runCounts() -> [(time: Int, hits: Int, misses: Int, stored: Int)] {
     guard case .success(let bytes) = FileContents.read(path: root + "/runs", limit: 64 << 20) else { return [] }
     return String(decoding: bytes, as: UTF8.self).split(separator: "\n").compactMap { line in
-      let numbers = line.split(separator: " ").compactMap { Int($0) }
+      // A count no run could reach is a damaged line: left out, so that sums cannot overflow.
+      let numbers = line.split(separator: " ").compactMap { Int($0) }.filter { (0..<(1 << 48)).contains($0) }
       guard numbers.count == 4 else { return nil }
       return (numbers[0], numbers[1], numbers[2], numbers[3])
     }
@@ -188,6 +202,7 @@ public final class FolderCacheStore: CacheStore {
 
   /// Marks `path` used now, for trimming; a cache on a read-only mount is not marked.
   private func touch(_ path: String) {
+    guard marksUse else { return }
     _ = utimensat(AT_FDCWD, path, nil, 0)
   }
 

@@ -14,6 +14,11 @@ public final class OutputCache {
   private let pool: HashingPool
   /// The values of the variables `cache-env` names, read once each.
   private var environmentValues: [String: String?] = [:]
+  /// Restores under way, which the run stops and waits for when it ends.
+  private let work = CacheWork()
+  /// Blobs a restore of this run found corrupt: a store puts them again, not trusting that
+  /// one by that name is there.
+  private let corruptBlobs = Locked<Set<String>>([])
   /// Stores under way: the run waits for them at its end.
   public private(set) var storesUnderWay = 0
 
@@ -100,7 +105,18 @@ public final class OutputCache {
       if case .restored(let result) = answer { deliver(result) }
     }
     let store = store
-    pool.submit { _ in ticket.post(.restored(restore.restore(entry, from: store))) }
+    var restore = restore
+    restore.work = work
+    work.begin()
+    let corruptBlobs = corruptBlobs
+    pool.submit { [work, restore] _ in
+      let result = restore.restore(entry, from: store)
+      if case .failure(let problem) = result, let digest = problem.corruptBlob {
+        corruptBlobs.withLock { _ = $0.insert(digest) }
+      }
+      ticket.post(.restored(result))
+      work.end()
+    }
   }
 
   /// Stores the files `outputs` (paths relative to `manifestFolder`, with their SHA-256) and
@@ -116,6 +132,7 @@ public final class OutputCache {
       if case .stored(let result) = answer { deliver(result) }
     }
     let store = store
+    let corruptBlobs = corruptBlobs
     pool.submit { buffer in
       var files: [CacheEntry.File] = []
       do throws(CacheProblem) {
@@ -125,7 +142,11 @@ public final class OutputCache {
           guard stat(path, &status) == 0 else {
             throw CacheProblem("cannot read \(path): \(errorMessage(errno))")
           }
-          if try !store.hasBlob(output.digest) { try store.putBlob(output.digest, from: path, buffer: buffer) }
+          let knownCorrupt = corruptBlobs.withLock { $0.contains(output.digest) }
+          let stored = knownCorrupt ? false : try store.hasBlob(output.digest)
+          if !stored {
+            try store.putBlob(output.digest, from: path, buffer: buffer)
+          }
           files.append(
             CacheEntry.File(
               path: output.path, mode: UInt32(status.st_mode & 0o7777), size: Int(status.st_size), sha256: output.digest
@@ -146,9 +167,11 @@ public final class OutputCache {
     store.runEnded(hits: hits, misses: misses, stored: stored)
   }
 
-  /// Stops answering: what is still under way is dropped when it ends.
+  /// Stops answering: a restore still under way gives up, removing what it wrote, and is
+  /// waited for; a store still under way is dropped when it ends.
   public func close() {
     delivery.close()
+    work.stopAndWait()
   }
 }
 

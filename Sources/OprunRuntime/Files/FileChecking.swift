@@ -61,7 +61,7 @@ extension FilePlan {
   ) {
     let inputs = FileListings(.inputs, manifestPath: manifestPath)
     let outputs = FileListings(.outputs, manifestPath: manifestPath)
-    let store = cache?.store
+    let store = cache?.store(lookingOnly: true)
     let platform = OutputCache.platform
     let manifestFolder = AbsolutePath.of(graph.manifestFolder)
     let foreseen = ForeseenRestores()

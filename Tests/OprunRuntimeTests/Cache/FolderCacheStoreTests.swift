@@ -8,6 +8,12 @@ import Testing
 /// its name is never stored, writers of one name leave one whole file, and trimming removes
 /// the least recently used first.
 @Suite struct FolderCacheStoreTests {
+  /// Keys as oprun names them (a SHA-256), in an order their names do not share with their ages.
+  static let (oldKey, middleKey, newKey, sameKey) = (
+    String(repeating: "a", count: 64), String(repeating: "f", count: 64), String(repeating: "c", count: 64),
+    String(repeating: "5", count: 64)
+  )
+
   final class Folder {
     let path: String
     init() {
@@ -70,9 +76,9 @@ import Testing
     let store = FolderCacheStore(root: folder.path + "/cache")
     let texts = (0..<8).map { String(repeating: String($0), count: 100_000) }
     await withTaskGroup(of: Void.self) { group in
-      for text in texts { group.addTask { try? store.putEntry(key: "same", Array(text.utf8)) } }
+      for text in texts { group.addTask { try? store.putEntry(key: Self.sameKey, Array(text.utf8)) } }
     }
-    let stored = try #require(try store.entry(key: "same"))
+    let stored = try #require(try store.entry(key: Self.sameKey))
     #expect(texts.contains(String(decoding: stored, as: UTF8.self)))
     #expect(store.storedFiles().count == 1, "no temporary file is left")
   }
@@ -81,17 +87,17 @@ import Testing
     let folder = Folder()
     let store = FolderCacheStore(root: folder.path + "/cache")
     // Last used long ago, in this order; names in another order, so that no order of names passes.
-    for (second, key) in [(1000, "a-old"), (2000, "z-middle"), (3000, "m-new")] {
+    for (second, key) in [(1000, Self.oldKey), (2000, Self.middleKey), (3000, Self.newKey)] {
       try store.putEntry(key: key, Array(repeating: 0x61, count: 1000))
       var times = [timespec(tv_sec: second, tv_nsec: 0), timespec(tv_sec: second, tv_nsec: 0)]
       #expect(utimensat(AT_FDCWD, store.entryPath(key), &times, 0) == 0)
     }
     // Reading the oldest makes it the most recently used.
-    _ = try store.entry(key: "a-old")
+    _ = try store.entry(key: Self.oldKey)
     #expect(store.trim(to: 2000) == 1000)
-    #expect(try store.entry(key: "z-middle") == nil)
-    #expect(try store.entry(key: "a-old") != nil)
-    #expect(try store.entry(key: "m-new") != nil)
+    #expect(try store.entry(key: Self.middleKey) == nil)
+    #expect(try store.entry(key: Self.oldKey) != nil)
+    #expect(try store.entry(key: Self.newKey) != nil)
   }
 
   @Test func eachRunsCountsAreKept() {

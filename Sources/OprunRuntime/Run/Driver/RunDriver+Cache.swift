@@ -1,3 +1,4 @@
+import Glibc
 import OprunCore
 
 /// The cache of outputs (SPEC §14): beside the files' check, never a second road into the
@@ -76,7 +77,8 @@ extension RunDriver {
     let restore = CacheRestore(
       manifestFolder: AbsolutePath.of(graph.manifestFolder),
       jobFolder: AbsolutePath.of(node.cwd ?? graph.manifestFolder),
-      outputs: node.outputs, currentOutputs: parts.outputs)
+      outputs: node.outputs,
+      currentOutputs: parts.outputs.filter { !isInCacheFolder($0, cache: cache) })
     cache.restore(entry, restore) { [unowned self] result in take(.cache(job, .restored(entry, result))) }
   }
 
@@ -105,12 +107,45 @@ extension RunDriver {
     guard transition.outcome == .succeeded, !transition.cached, !transition.upToDate, !transition.resumed,
       let outputs = transition.files?.outputs.records
     else { return }
-    // Only regular files under the manifest's folder can be put back where they were.
-    guard outputs.allSatisfy({ $0.kind == .file && CacheEntry.isPlainRelativePath($0.path) }) else { return }
+    // Only regular files under the manifest's folder can be put back where they were; a
+    // restore's temporary file left by an interrupted run is no output of the job.
+    guard
+      outputs.allSatisfy({
+        $0.kind == .file && CacheEntry.isPlainRelativePath($0.path)
+          && !PathParts.fileName(of: $0.path).hasPrefix(CacheRestore.temporaryPrefix)
+      }), !namesALink(graph.jobs[job])
+    else { return }
+    if let inside = outputs.first(where: { isInCacheFolder($0.path, cache: caches.cache) }) {
+      warnOfCache(
+        CacheProblem("the cache folder holds \(inside.path), one of the job's outputs: its outputs are not stored"),
+        job: job)
+      return
+    }
     caches.cache.store(
       key, outputs: outputs, printed: printed, duration: transition.duration ?? 0,
       manifestFolder: AbsolutePath.of(graph.manifestFolder)
     ) { [unowned self] result in take(.cache(job, .stored(key: key, result))) }
+  }
+
+  /// Whether `path` (relative to the manifest's folder) lies in the cache's own folder: a job
+  /// whose outputs take in the cache would store the cache in itself, and a restore of it
+  /// would remove entries.
+  private func isInCacheFolder(_ path: String, cache: OutputCache) -> Bool {
+    guard let folder = (cache.store as? FolderCacheStore)?.root else { return false }
+    let absolute = AbsolutePath.of(graph.manifestFolder) + "/" + path
+    return absolute.hasPrefix(folder + "/")
+  }
+
+  /// Whether an output the job names without a wildcard is a symbolic link: its snapshot
+  /// holds what the link points to, and an entry could not put the link back.
+  private func namesALink(_ node: JobNode) -> Bool {
+    let folder = AbsolutePath.of(node.cwd ?? graph.manifestFolder)
+    return node.outputs.contains { pattern in
+      guard !pattern.isExclusion, pattern.literalPrefix.rest.isEmpty else { return false }
+      let path = pattern.isAbsolute ? pattern.body : folder + "/" + pattern.body
+      var status = stat()
+      return lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFLNK
+    }
   }
 
   /// Stores still under way: the run waits for them before it ends.

@@ -292,8 +292,8 @@ public final class RunDriver {
     }
     // Its last attempt is known now: what waited for it may be submitted.
     if cluster != nil, transition.to == .finished { take(.submitWaitingDependents(transition.job)) }
-    // A resumed or up-to-date job ran nothing: it has nothing to complete.
-    if transition.to == .finished, !transition.resumed, !transition.upToDate,
+    // A resumed, up-to-date or restored job ran nothing: it has nothing to complete.
+    if transition.to == .finished, !transition.resumed, !transition.upToDate, !transition.cached,
       graph.jobs[transition.job].completion != nil
     {
       take(.startCompletion(transition))
