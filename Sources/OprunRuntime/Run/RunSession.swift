@@ -140,11 +140,13 @@ final class RunSession {
     guard driver.isStoringInCache else { return }
     var timedOut = false
     let timer = loop.schedule(after: Self.storeWait) { timedOut = true }
-    loop.run { !driver.isStoringInCache || timedOut }
+    // Ctrl-C while the run waits for its stores ends the wait: nothing is left to cancel.
+    loop.run { !driver.isStoringInCache || timedOut || driver.endingSignal != nil }
     loop.cancelTimer(timer)
-    if timedOut {
+    if driver.isStoringInCache {
+      let why = timedOut ? "after \(Int(Self.storeWait))s" : "when the run was interrupted"
       driver.warn(
-        "cache \(cache.store.name): stores still under way after \(Int(Self.storeWait))s were given up; "
+        "cache \(cache.store.name): stores still under way \(why) were given up; "
           + "the jobs they were for run again elsewhere")
     }
   }
