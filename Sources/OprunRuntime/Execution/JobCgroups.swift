@@ -140,7 +140,7 @@ final class JobCgroups {
     switch version {
     case .v2:
       // Memory left charged would be the floor of the peak just reset.
-      if let left = group.read("memory.current").flatMap(CgroupText.number), left > 0 {
+      if let left = group.read("memory.current").flatMap(CgroupText.number), left > chargedLeftWorthReclaiming {
         _ = group.write("memory.reclaim", String(left))
       }
       // Kernels before 6.12 cannot reset it: such a cgroup is not reused.
@@ -149,8 +149,12 @@ final class JobCgroups {
         return false
       }
     case .v1:
-      // One call giving back what the former attempt left charged: a few µs when nothing is.
-      _ = group.write("memory.force_empty", "0")
+      // Memory left charged (page cache) would be the floor of the peak just reset. Giving it
+      // back costs the kernel a reclaim loop even when little is left (about 200 µs a job),
+      // so only where more than a few megabytes are.
+      if let left = group.read("memory.usage_in_bytes").flatMap(CgroupText.number), left > chargedLeftWorthReclaiming {
+        _ = group.write("memory.force_empty", "0")
+      }
       guard group.write("memory.max_usage_in_bytes", "0") else { return false }
       if group.folders.count > 1, !group.write("cpuacct.usage", "0", in: 1) { return false }
     }
@@ -369,6 +373,10 @@ final class JobCgroup {
     files = [:]
   }
 }
+
+/// Memory a former attempt left charged to a cgroup (page cache, kernel objects) beyond which
+/// it is given back before reuse: below it, a later peak may read up to this much high.
+private let chargedLeftWorthReclaiming = 4 << 20
 
 /// Why the run makes no cgroups, in words for the warning.
 struct CgroupUnavailable: Error {
