@@ -5,8 +5,9 @@ import OprunCore
 /// one — cgroup v2 (the nearest cgroup at or above oprun's own that it may write and whose
 /// children get the memory controller: a subtree systemd delegated to the user, or any as
 /// root), else cgroup v1's memory hierarchy (as root), with v1's `cpuacct` beside it when
-/// mounted — and in it one cgroup per attempt of a job that declares resources, limited to
-/// the attempt's memory with no swap beyond it.
+/// mounted — and in it one cgroup per executing attempt of a job that declares resources,
+/// limited to the attempt's memory with no swap beyond it: a slot emptied by an earlier
+/// attempt, reset, where there is one.
 ///
 /// Invariant: every folder in ``runFolders`` and every cgroup ``create(memory:)`` made is
 /// removed by ``removeAll()``, or by the watchdog if oprun dies first.
