@@ -129,7 +129,8 @@ import Testing
       """)
     let run = try runOprun(runArguments(["-j", "1"]), in: folder)
     #expect(run.status == 1, "\(run.stderr)")
-    #expect(folder.read("fits.txt") == folder.read("greedy.txt") && folder.read("greedy.txt") == folder.read("after.txt"))
+    #expect(
+      folder.read("fits.txt") == folder.read("greedy.txt") && folder.read("greedy.txt") == folder.read("after.txt"))
     let fits = try #require(folder.events.finish(of: "fits"))
     #expect(fits.string("outcome") == "succeeded", "\(fits)")
     let greedy = try #require(folder.events.finish(of: "greedy"))

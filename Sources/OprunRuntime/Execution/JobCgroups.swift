@@ -203,7 +203,8 @@ final class JobCgroups {
       if let microseconds { group.countersBefore.cpu = microseconds }
     case .v1:
       peak = group.read("memory.max_usage_in_bytes").flatMap(CgroupText.number)
-      cpu = group.folders.count > 1 ? group.read("cpuacct.usage", in: 1).flatMap(CgroupText.cpuSeconds(cpuacctUsage:)) : nil
+      cpu =
+        group.folders.count > 1 ? group.read("cpuacct.usage", in: 1).flatMap(CgroupText.cpuSeconds(cpuacctUsage:)) : nil
       kills = group.read("memory.oom_control").map(CgroupText.outOfMemoryKills) ?? 0
     }
     let killsSince = kills - group.countersBefore.kills
