@@ -83,6 +83,63 @@ import Testing
     try expectNoCgroupLeft(by: folder)
   }
 
+  /// A job after a bigger one in the same cgroup (emptied and given to it) reports its own
+  /// peak, not the bigger one's.
+  @Test func aJobInACgroupAnotherJobUsedBeforeReportsItsOwnPeak() throws {
+    let folder = try Self.scratch(
+      """
+      jobs:
+        big:
+          command: cat /proc/self/cgroup > big.txt; python3 alloc.py 200 big
+          resources: {memory: 1G}
+        small:
+          command: cat /proc/self/cgroup > small.txt; python3 alloc.py 20 small
+          resources: {memory: 1G}
+          dependencies: [big]
+      """)
+    let run = try runOprun(runArguments(["-j", "1"]), in: folder)
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(folder.read("big.txt") == folder.read("small.txt"), "the second job had a cgroup of its own")
+    let big = try #require(folder.events.finish(of: "big"))
+    #expect((big.int("peak_memory") ?? 0) >= 200 * Self.megabyte, "\(big)")
+    let small = try #require(folder.events.finish(of: "small"))
+    #expect(small.string("memory_source") == "cgroup", "\(small)")
+    let peak = try #require(small.int("peak_memory"))
+    #expect(peak >= 20 * Self.megabyte && peak < 100 * Self.megabyte, "peak_memory \(peak)")
+  }
+
+  /// Out of memory is told by what the kernel killed during the attempt: a job after one that
+  /// ran out, in the same cgroup, did not; one after a job that did not, did.
+  @Test func outOfMemoryIsToldPerAttemptInAReusedCgroup() throws {
+    let folder = try Self.scratch(
+      """
+      jobs:
+        fits:
+          command: cat /proc/self/cgroup > fits.txt; cp fits.txt cgroup.txt; exec python3 alloc.py 20 fits
+          resources: {memory: 100M}
+        greedy:
+          command: cat /proc/self/cgroup > greedy.txt; exec python3 alloc.py 300 greedy
+          resources: {memory: 100M}
+          dependencies: [fits]
+        after:
+          command: cat /proc/self/cgroup > after.txt; exec python3 alloc.py 20 after
+          resources: {memory: 100M}
+          dependencies: [greedy]
+          run-if: always
+      """)
+    let run = try runOprun(runArguments(["-j", "1"]), in: folder)
+    #expect(run.status == 1, "\(run.stderr)")
+    #expect(
+      folder.read("fits.txt") == folder.read("greedy.txt") && folder.read("greedy.txt") == folder.read("after.txt"))
+    let fits = try #require(folder.events.finish(of: "fits"))
+    #expect(fits.string("outcome") == "succeeded", "\(fits)")
+    let greedy = try #require(folder.events.finish(of: "greedy"))
+    #expect(greedy.string("reason") == "out-of-memory", "\(greedy)")
+    let after = try #require(folder.events.finish(of: "after"))
+    #expect(after.string("outcome") == "succeeded" && after.string("reason") == nil, "\(after)")
+    try expectNoCgroupLeft(by: folder)
+  }
+
   /// What a job left running, even in a session of its own, is in its cgroup and ends with the run.
   @Test func whatAJobLeftInItsCgroupEndsWithTheRun() throws {
     let folder = try Self.scratch(

@@ -5,11 +5,12 @@ import OprunCore
 /// one — cgroup v2 (the nearest cgroup at or above oprun's own that it may write and whose
 /// children get the memory controller: a subtree systemd delegated to the user, or any as
 /// root), else cgroup v1's memory hierarchy (as root), with v1's `cpuacct` beside it when
-/// mounted — and in it one cgroup per attempt of a job that declares resources, limited to
-/// the attempt's memory with no swap beyond it.
+/// mounted — and in it one cgroup per executing attempt of a job that declares resources,
+/// limited to the attempt's memory with no swap beyond it: a slot emptied by an earlier
+/// attempt, reset, where there is one.
 ///
-/// Invariant: every folder in ``runFolders`` and every cgroup ``create(named:memory:)`` made
-/// is removed by ``removeAll()``, or by the watchdog if oprun dies first.
+/// Invariant: every folder in ``runFolders`` and every cgroup ``create(memory:)`` made is
+/// removed by ``removeAll()``, or by the watchdog if oprun dies first.
 /// Not thread-safe: use it from the event loop's thread.
 final class JobCgroups {
   enum Version: Sendable { case v2, v1 }
@@ -17,9 +18,15 @@ final class JobCgroups {
   let version: Version
   /// The run's folders: v2's, or v1's memory one then, when mounted apart, its cpuacct one.
   let runFolders: [String]
-  /// Cgroups made and not removed yet (a job's leftovers still in them), by path of their
-  /// memory (or v2) folder.
-  private var unremoved: [String: JobCgroup] = [:]
+  /// Cgroups made and not removed yet (given to an attempt, in the free pool, or holding a
+  /// job's leftovers), by path of their memory (or v2) folder.
+  private var made: [String: JobCgroup] = [:]
+  /// Emptied cgroups, reset and given to the next attempts.
+  private var free: [JobCgroup] = []
+  /// How many slot cgroups were made: the next one's number.
+  private var slots = 0
+  /// Whether emptied cgroups are reused: not on a v2 kernel that cannot reset a peak.
+  private var reuses = true
 
   private init(version: Version, runFolders: [String]) {
     self.version = version
@@ -86,85 +93,173 @@ final class JobCgroups {
     return JobCgroups(version: .v1, runFolders: folders)
   }
 
-  /// Makes the cgroup `name` in each run folder, held to `memory` bytes when given (no swap
-  /// beyond it), with its `cgroup.procs` open for a new process to join (close-on-exec);
-  /// nil when it cannot be made, and then nothing is left of it.
-  func create(named name: String, memory: Int?) -> JobCgroup? {
-    var made: [String] = []
-    var joining: [Int32] = []
-    func undo() -> JobCgroup? {
-      for descriptor in joining { close(descriptor) }
-      for folder in made.reversed() { rmdir(folder) }
-      return nil
+  /// Gives an attempt a cgroup, held to `memory` bytes when given (no swap beyond it), its
+  /// counters starting from nothing, with its `cgroup.procs` open for a new process to join
+  /// (close-on-exec): an emptied one from the free pool, reset, where there is one, else a new
+  /// one named by slot (`slotK`, in each run folder). Nil when none can be had, and then
+  /// nothing is left of a new one.
+  ///
+  /// Reuse saves the kernel making and removing a cgroup per attempt, and keeping the
+  /// control files open saves opening them: most of what a cgroup per job costs.
+  func create(memory: Int?) -> JobCgroup? {
+    while let group = free.popLast() {
+      if reset(group, memory: memory) {
+        group.openJoining()
+        return group
+      }
+      destroy(group)
     }
+    return makeSlot(memory: memory)
+  }
+
+  private func makeSlot(memory: Int?) -> JobCgroup? {
+    let name = "slot\(slots)"
+    slots += 1
+    var folders: [String] = []
     for runFolder in runFolders {
       let folder = runFolder + "/" + name
-      guard mkdir(folder, 0o755) == 0 else { return undo() }
-      made.append(folder)
-      let descriptor = open(folder + "/cgroup.procs", O_WRONLY | O_CLOEXEC)
-      guard descriptor >= 0 else { return undo() }
-      joining.append(descriptor)
+      guard mkdir(folder, 0o755) == 0 else {
+        for made in folders.reversed() { rmdir(made) }
+        return nil
+      }
+      folders.append(folder)
     }
-    if let memory, !limit(made[0], to: memory) { return undo() }
-    let group = JobCgroup(folders: made, joining: joining, memoryLimit: memory)
-    unremoved[made[0]] = group
+    let group = JobCgroup(folders: folders)
+    guard group.opensProcs(), limit(group, to: memory) else {
+      destroy(group)
+      return nil
+    }
+    made[folders[0]] = group
     return group
   }
 
-  /// Holds the cgroup at `folder` to `bytes` with no swap beyond them.
-  private func limit(_ folder: String, to bytes: Int) -> Bool {
+  /// Makes an emptied cgroup like a new one: its limit `memory`, its peak and CPU time reset
+  /// (or, where the kernel cannot reset them, their figures now kept to subtract), and the
+  /// memory a former attempt left charged to it (page cache) given back, so that it counts in
+  /// no later peak. False when it cannot be: it is then removed and a new one made.
+  private func reset(_ group: JobCgroup, memory: Int?) -> Bool {
     switch version {
     case .v2:
-      guard writeText(folder + "/memory.max", String(bytes)) else { return false }
+      // Memory left charged would be the floor of the peak just reset.
+      if let left = group.read("memory.current").flatMap(CgroupText.number), left > chargedLeftWorthReclaiming {
+        _ = group.write("memory.reclaim", String(left))
+      }
+      // Kernels before 6.12 cannot reset it: such a cgroup is not reused.
+      guard group.write("memory.peak", "reset") else {
+        reuses = false
+        return false
+      }
+    case .v1:
+      // Memory left charged (page cache) would be the floor of the peak just reset. Giving it
+      // back costs the kernel a reclaim loop even when little is left (about 200 µs a job),
+      // so only where more than a few megabytes are.
+      if let left = group.read("memory.usage_in_bytes").flatMap(CgroupText.number), left > chargedLeftWorthReclaiming {
+        _ = group.write("memory.force_empty", "0")
+      }
+      guard group.write("memory.max_usage_in_bytes", "0") else { return false }
+      if group.folders.count > 1, !group.write("cpuacct.usage", "0", in: 1) { return false }
+    }
+    return limit(group, to: memory)
+  }
+
+  /// Holds the cgroup to `bytes` with no swap beyond them, or to nothing (unlimited) when nil.
+  /// On v1 the limit may never pass the memory-and-swap one: the one that grows is set first.
+  private func limit(_ group: JobCgroup, to bytes: Int?) -> Bool {
+    guard group.memoryLimit != bytes else { return true }
+    defer { group.memoryLimit = bytes }
+    switch version {
+    case .v2:
+      guard group.write("memory.max", bytes.map(String.init) ?? "max") else { return false }
       // Absent without swap accounting: nothing to hold then.
-      _ = writeText(folder + "/memory.swap.max", "0")
+      _ = group.write("memory.swap.max", bytes == nil ? "max" : "0")
       return true
     case .v1:
-      guard writeText(folder + "/memory.limit_in_bytes", String(bytes)) else { return false }
-      _ = writeText(folder + "/memory.memsw.limit_in_bytes", String(bytes))
+      let text = bytes.map(String.init) ?? "-1"
+      if (bytes ?? .max) > (group.memoryLimit ?? .max) || bytes == nil {
+        _ = group.write("memory.memsw.limit_in_bytes", text)
+        return group.write("memory.limit_in_bytes", text)
+      }
+      guard group.write("memory.limit_in_bytes", text) else { return false }
+      _ = group.write("memory.memsw.limit_in_bytes", text)
       return true
     }
   }
 
-  /// What the cgroup's processes used, by its counters: the whole group's peak, its CPU time
-  /// (`measured`'s, from the reaped processes, where the cgroup keeps none), and its limit
-  /// when the kernel killed one of them for passing it. Nil when the counters cannot be read.
+  /// What the cgroup's processes used since it was given to the attempt, by its counters: the
+  /// whole group's peak, its CPU time (`measured`'s, from the reaped processes, where the
+  /// cgroup keeps none), and its limit when the kernel killed one of them for passing it. Nil
+  /// when the counters cannot be read.
   func usage(of group: JobCgroup, measured: ResourceUsage?) -> ResourceUsage? {
-    let memoryFolder = group.folders[0]
     let peak: Int?
     let cpu: Double?
     let kills: Int
     switch version {
     case .v2:
-      peak = readText(memoryFolder + "/memory.peak").flatMap(CgroupText.number)
-      cpu = readText(memoryFolder + "/cpu.stat").flatMap(CgroupText.cpuSeconds(cpuStat:))
-      kills = readText(memoryFolder + "/memory.events").map(CgroupText.outOfMemoryKills) ?? 0
+      // Read through the file it was reset through: a reset holds for that open file only.
+      peak = group.read("memory.peak").flatMap(CgroupText.number)
+      let microseconds = group.read("cpu.stat").flatMap { CgroupText.value(of: "usage_usec", in: $0) }
+      cpu = microseconds.map { Double($0 - group.countersBefore.cpu) / 1e6 }
+      kills = group.read("memory.events").map(CgroupText.outOfMemoryKills) ?? 0
+      if let microseconds { group.countersBefore.cpu = microseconds }
     case .v1:
-      peak = readText(memoryFolder + "/memory.max_usage_in_bytes").flatMap(CgroupText.number)
-      cpu = group.folders.dropFirst().first.flatMap { readText($0 + "/cpuacct.usage") }
-        .flatMap(CgroupText.cpuSeconds(cpuacctUsage:))
-      kills = readText(memoryFolder + "/memory.oom_control").map(CgroupText.outOfMemoryKills) ?? 0
+      peak = group.read("memory.max_usage_in_bytes").flatMap(CgroupText.number)
+      cpu =
+        group.folders.count > 1 ? group.read("cpuacct.usage", in: 1).flatMap(CgroupText.cpuSeconds(cpuacctUsage:)) : nil
+      kills = group.read("memory.oom_control").map(CgroupText.outOfMemoryKills) ?? 0
     }
+    let killsSince = kills - group.countersBefore.kills
+    group.countersBefore.kills = kills
+    group.countersRead = true
     guard let peak, let cpuSeconds = cpu ?? measured?.cpuSeconds else { return nil }
     var usage = ResourceUsage(cpuSeconds: cpuSeconds, peakMemory: peak, source: .cgroup)
-    if kills > 0 { usage.outOfMemoryLimit = group.memoryLimit }
+    if killsSince > 0 { usage.outOfMemoryLimit = group.memoryLimit }
     return usage
   }
 
-  /// Removes the cgroup if nothing is left in it; what a job left running keeps it until
-  /// ``removeAll()``.
-  func remove(_ group: JobCgroup) {
-    if removeFolders(of: group) { unremoved[group.folders[0]] = nil }
+  /// The attempt is over: its cgroup goes to the free pool when no process is left in it
+  /// (its counters that cannot be reset read first, unless ``usage(of:measured:)`` just did),
+  /// else it is removed if it can be; what a job left running keeps it until ``removeAll()``.
+  func release(_ group: JobCgroup) {
+    group.closeJoining()
+    if reuses, group.isEmpty() {
+      if !group.countersRead {
+        if version == .v2 {
+          group.countersBefore.cpu =
+            group.read("cpu.stat").flatMap { CgroupText.value(of: "usage_usec", in: $0) } ?? group.countersBefore.cpu
+        }
+        let oom = version == .v2 ? "memory.events" : "memory.oom_control"
+        group.countersBefore.kills = group.read(oom).map(CgroupText.outOfMemoryKills) ?? group.countersBefore.kills
+      }
+      group.countersRead = false
+      free.append(group)
+      return
+    }
+    group.countersRead = false
+    if removeFolders(of: group) {
+      group.closeFiles()
+      made[group.folders[0]] = nil
+    }
+  }
+
+  /// Removes a cgroup that cannot be reused, or keeps it for ``removeAll()`` while something
+  /// is in it.
+  private func destroy(_ group: JobCgroup) {
+    group.closeFiles()
+    if removeFolders(of: group) { made[group.folders[0]] = nil }
   }
 
   /// The run is over: what is still in its cgroups is killed, and every cgroup is removed,
   /// then the run's folders (waiting up to two seconds for killed processes to go).
   func removeAll() {
-    for group in unremoved.values { kill(group) }
+    free = []
+    for group in made.values {
+      group.closeFiles()
+      kill(group)
+    }
     var tries = 0
     while true {
-      for (key, group) in unremoved where removeFolders(of: group) { unremoved[key] = nil }
-      if unremoved.isEmpty || tries == 200 { break }
+      for (key, group) in made where removeFolders(of: group) { made[key] = nil }
+      if made.isEmpty || tries == 200 { break }
       tries += 1
       usleep(10_000)
     }
@@ -189,27 +284,101 @@ final class JobCgroups {
   }
 }
 
-/// One attempt's cgroup: its folders (the memory or v2 one first) and, until the attempt's
-/// processes have started, its `cgroup.procs` descriptors.
+/// One cgroup of the run's, given to one attempt at a time: its folders (the memory or v2 one
+/// first), its control files kept open, and until the attempt's processes have started, its
+/// `cgroup.procs` descriptors to join.
 final class JobCgroup {
   let folders: [String]
-  /// Open until ``closeJoining()``: each new process of the attempt writes itself into them.
-  private(set) var joining: [Int32]
-  /// The limit it was made with, in bytes.
-  let memoryLimit: Int?
+  /// The `cgroup.procs` of each folder, open (read and write, close-on-exec) while it lives.
+  private var procs: [Int32] = []
+  /// What each new process of the attempt writes itself into; empty after ``closeJoining()``.
+  private(set) var joining: [Int32] = []
+  /// The limit it holds now, in bytes; nil: none.
+  var memoryLimit: Int?
+  /// The counters the kernel cannot reset, as they were when the current attempt was given
+  /// the cgroup: out-of-memory kills, and v2's CPU microseconds.
+  var countersBefore: (kills: Int, cpu: Int) = (0, 0)
+  /// Whether the counters were read since the cgroup was given to its attempt.
+  var countersRead = false
+  /// Control files opened once, by folder index and name.
+  private var files: [String: Int32] = [:]
 
-  init(folders: [String], joining: [Int32], memoryLimit: Int?) {
+  init(folders: [String]) {
     self.folders = folders
-    self.joining = joining
-    self.memoryLimit = memoryLimit
+  }
+
+  /// Opens each folder's `cgroup.procs`, for joining and for seeing whether it is empty.
+  func opensProcs() -> Bool {
+    for folder in folders {
+      let descriptor = open(folder + "/cgroup.procs", O_RDWR | O_CLOEXEC)
+      guard descriptor >= 0 else { return false }
+      procs.append(descriptor)
+    }
+    joining = procs
+    return true
+  }
+
+  /// A new attempt's processes may join.
+  func openJoining() {
+    joining = procs
   }
 
   /// Every process of the attempt has started: no other may join.
   func closeJoining() {
-    for descriptor in joining { close(descriptor) }
     joining = []
   }
+
+  /// Whether no process is in it.
+  func isEmpty() -> Bool {
+    var byte: UInt8 = 0
+    return !procs.isEmpty && procs.allSatisfy { pread($0, &byte, 1, 0) == 0 }
+  }
+
+  /// The text of its control file `name` (in folder `index`), read from the start of the
+  /// file kept open.
+  func read(_ name: String, in index: Int = 0) -> String? {
+    guard let descriptor = file(name, in: index, mode: O_RDWR) ?? file(name, in: index, mode: O_RDONLY) else {
+      return nil
+    }
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
+    guard count >= 0 else { return nil }
+    return String(decoding: buffer[..<count], as: UTF8.self)
+  }
+
+  /// Writes `text` to its control file `name` (in folder `index`) in one call; whether the
+  /// kernel took it.
+  func write(_ name: String, _ text: String, in index: Int = 0) -> Bool {
+    guard let descriptor = file(name, in: index, mode: O_RDWR) ?? file(name, in: index, mode: O_WRONLY) else {
+      return false
+    }
+    let bytes = Array(text.utf8)
+    return bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) } == bytes.count
+  }
+
+  /// The descriptor of a control file, opened the first time (close-on-exec); a file that
+  /// cannot be opened so is tried again no more than a file that can.
+  private func file(_ name: String, in index: Int, mode: Int32) -> Int32? {
+    let key = "\(index)/\(name)"
+    if let descriptor = files[key] { return descriptor >= 0 ? descriptor : nil }
+    let descriptor = open(folders[index] + "/" + name, mode | O_CLOEXEC)
+    if descriptor >= 0 || mode != O_RDWR { files[key] = descriptor }
+    return descriptor >= 0 ? descriptor : nil
+  }
+
+  /// Closes every file it keeps open: the cgroup is being removed.
+  func closeFiles() {
+    for descriptor in procs { close(descriptor) }
+    for descriptor in files.values where descriptor >= 0 { close(descriptor) }
+    procs = []
+    joining = []
+    files = [:]
+  }
 }
+
+/// Memory a former attempt left charged to a cgroup (page cache, kernel objects) beyond which
+/// it is given back before reuse: below it, a later peak may read up to this much high.
+private let chargedLeftWorthReclaiming = 4 << 20
 
 /// Why the run makes no cgroups, in words for the warning.
 struct CgroupUnavailable: Error {

@@ -2,7 +2,8 @@ import OprunCore
 
 /// A job that declares resources runs in a cgroup of its own, one per attempt, where one can
 /// be made (SPEC §12): held to its memory, measured as a whole group, and what it leaves
-/// running stays in it until the run ends.
+/// running stays in it until the run ends. An emptied cgroup is reset and given to a later
+/// attempt.
 extension LocalBackend {
   /// The cgroup of an executing attempt: its commands that have not exited, and what their
   /// reaped processes used, for a cgroup whose counters cannot be read.
@@ -28,8 +29,8 @@ extension LocalBackend {
   /// run that has cgroups. Nil otherwise, or when it cannot be made (the attempt then runs
   /// measured by its reaped processes).
   func makeCgroup(for work: WorkOrder) -> JobCgroup? {
-    guard let cgroups, work.needs.declaresAny, let attempt = work.work.attempt else { return nil }
-    return cgroups.create(named: "job\(work.work.job)-attempt\(attempt)", memory: work.needs.memory)
+    guard let cgroups, work.needs.declaresAny, work.work.attempt != nil else { return nil }
+    return cgroups.create(memory: work.needs.memory)
   }
 
   /// Every command of the attempt has been started (`started` of them): no other process
@@ -37,7 +38,7 @@ extension LocalBackend {
   func keep(_ cgroup: JobCgroup, of work: WorkKey, started: Int) {
     cgroup.closeJoining()
     guard started > 0 else {
-      cgroups?.remove(cgroup)
+      cgroups?.release(cgroup)
       return
     }
     attemptCgroups[work] = AttemptCgroup(group: cgroup, commandsLeft: started)
@@ -45,7 +46,7 @@ extension LocalBackend {
 
   /// What to report for a command of `work` that exited having used `measured`: for an
   /// attempt in a cgroup, nothing until its last command exits, then the cgroup's figures
-  /// (or, where they cannot be read, its commands' together), and its cgroup is removed.
+  /// (or, where they cannot be read, its commands' together), and its cgroup is released.
   func usageAtExit(of work: WorkKey, measured: ResourceUsage?) -> ResourceUsage? {
     guard var entry = attemptCgroups[work] else { return measured }
     entry.commandsLeft -= 1
@@ -56,7 +57,7 @@ extension LocalBackend {
     }
     attemptCgroups[work] = nil
     let usage = cgroups?.usage(of: entry.group, measured: entry.measured) ?? entry.measured
-    cgroups?.remove(entry.group)
+    cgroups?.release(entry.group)
     return usage
   }
 }
