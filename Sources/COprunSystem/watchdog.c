@@ -42,14 +42,13 @@ struct watchdog_state {
   int64_t grace;
 };
 
-// The watchdog's memory, in this order: its stack (growing down), room for libc's static
-// TLS (errno among it) on both sides of its thread pointer (below it on x86-64, above it on
-// arm64), with the block the thread pointer points at between (glibc's TCB on x86-64: its
-// own address first, the canary at 0x28), then its state.
+// The watchdog's memory, in this order: its stack (growing down), room below its thread
+// pointer for libc's static TLS (errno among it), the block the thread pointer points at
+// (glibc's TCB: its own address first, the canary at 0x28), then its state.
 enum {
   watchdog_stack_size = 256 << 10,
   watchdog_tls_room = 64 << 10,
-  watchdog_tcb_size = 4096 + watchdog_tls_room,
+  watchdog_tcb_size = 4096,
   watchdog_state_offset = watchdog_stack_size + watchdog_tls_room + watchdog_tcb_size,
 };
 
