@@ -10,8 +10,6 @@
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
-#include <sched.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -23,56 +21,35 @@
 #define SYS_close_range 436
 #endif
 
-// The watchdog is a process of its own that shares oprun's memory (CLONE_VM): starting it
-// copies no page table, and oprun takes no copy-on-write fault afterwards, as it would
-// after a fork. It never execs and touches only memory of its own, mapped for it here and
-// never unmapped: its stack, its thread pointer's block (so that errno, which libc's
-// `syscall` sets, and the stack protector's canary are its own, not those of the oprun
-// thread that started it), and its state. It makes raw system calls only (no allocation,
-// no libc lock, no sanitizer interceptor). Its state is the set of listed process groups,
-// one bit per possible group number (PID_MAX_LIMIT on 64-bit Linux), and the run's cgroup
-// folders; the pages it never touches cost nothing.
+// The watchdog is a fork of a process that has other threads, and it never execs: it
+// makes raw system calls only (no allocation, no libc lock, no sanitizer interceptor), in
+// memory of its own that oprun never sees again. Its whole state is the set of listed
+// process groups, one bit per possible group number (PID_MAX_LIMIT on 64-bit Linux); the
+// pages it never touches cost nothing, in oprun or here.
 enum { group_limit = 1 << 22 };
-
-struct watchdog_state {
-  uint64_t listed_groups[group_limit / 64];
-  /// The run's cgroup folders (see oprun_watchdog_start), copied at the start.
-  char cgroup_folders[8192];
-  int channel;
-  int64_t grace;
-};
-
-// The watchdog's memory, in this order: its stack (growing down), room below its thread
-// pointer for libc's static TLS (errno among it), the block the thread pointer points at
-// (glibc's TCB: its own address first, the canary at 0x28), then its state.
-enum {
-  watchdog_stack_size = 256 << 10,
-  watchdog_tls_room = 64 << 10,
-  watchdog_tcb_size = 4096,
-  watchdog_state_offset = watchdog_stack_size + watchdog_tls_room + watchdog_tcb_size,
-};
+static uint64_t listed_groups[group_limit / 64];
 
 static int is_listable(int32_t group) { return group > 1 && group < group_limit; }
 
-static void list_group(struct watchdog_state *state, int32_t group) {
-  if (is_listable(group)) state->listed_groups[group / 64] |= 1ULL << (group % 64);
+static void list_group(int32_t group) {
+  if (is_listable(group)) listed_groups[group / 64] |= 1ULL << (group % 64);
 }
 
-static void unlist_group(struct watchdog_state *state, int32_t group) {
-  if (is_listable(group)) state->listed_groups[group / 64] &= ~(1ULL << (group % 64));
+static void unlist_group(int32_t group) {
+  if (is_listable(group)) listed_groups[group / 64] &= ~(1ULL << (group % 64));
 }
 
 /// Sends `signal_number` to every listed group; with 0, unlists the groups that are gone.
 /// Returns how many groups stay listed.
-static int signal_listed_groups(struct watchdog_state *state, int signal_number) {
+static int signal_listed_groups(int signal_number) {
   int listed = 0;
   for (int word = 0; word < group_limit / 64; word++) {
-    uint64_t bits = state->listed_groups[word];
+    uint64_t bits = listed_groups[word];
     while (bits) {
       int group = word * 64 + __builtin_ctzll(bits);
       bits &= bits - 1;
       if (syscall(SYS_kill, -group, signal_number) != 0 && errno == ESRCH) {
-        unlist_group(state, group);
+        unlist_group(group);
       } else {
         listed++;
       }
@@ -94,20 +71,23 @@ static void sleep_nanoseconds(int64_t duration) {
 
 /// What oprun would have done to its leftovers: SIGTERM (and SIGCONT, for a group stopped
 /// by Ctrl-Z) to every group at once, then SIGKILL to what is left when the grace ends.
-static void end_listed_groups(struct watchdog_state *state) {
-  signal_listed_groups(state, SIGTERM);
-  signal_listed_groups(state, SIGCONT);
-  int64_t deadline = monotonic_nanoseconds() + state->grace;
+static void end_listed_groups(int64_t grace) {
+  signal_listed_groups(SIGTERM);
+  signal_listed_groups(SIGCONT);
+  int64_t deadline = monotonic_nanoseconds() + grace;
   const int64_t check_interval = 10 * 1000000;
-  while (signal_listed_groups(state, 0) > 0) {
+  while (signal_listed_groups(0) > 0) {
     int64_t left = deadline - monotonic_nanoseconds();
     if (left <= 0) {
-      signal_listed_groups(state, SIGKILL);
+      signal_listed_groups(SIGKILL);
       return;
     }
     sleep_nanoseconds(left < check_interval ? left : check_interval);
   }
 }
+
+/// The run's cgroup folders (see oprun_watchdog_start), copied at the start.
+static char cgroup_folders[8192];
 
 /// Appends `name` to the path in `path` (of `length` bytes) after a slash; 0 when it does not fit.
 static int join_path(char *path, size_t length, const char *name, size_t room) {
@@ -182,7 +162,7 @@ static int remove_cgroup_folder(const char *folder) {
 
 /// Removes the run's cgroups, trying again while their killed processes exit, for five
 /// seconds at most.
-static void remove_cgroup_folders(const char *cgroup_folders) {
+static void remove_cgroup_folders(void) {
   if (!cgroup_folders[0]) return;
   int64_t deadline = monotonic_nanoseconds() + 5 * 1000000000LL;
   while (1) {
@@ -204,8 +184,7 @@ static void remove_cgroup_folders(const char *cgroup_folders) {
 /// none do, so that a run of many short jobs does not wake it once per job. Each record
 /// takes an skb of its own in the socket's buffer (enlarged by oprun): hundreds fit at the
 /// least, thousands where the system allows; what does not fit waits in oprun.
-static int follow_records(struct watchdog_state *state) {
-  int channel = state->channel;
+static int follow_records(int channel) {
   unsigned char buffer[4096];
   size_t held = 0;
   const int shortest_wait = 20;
@@ -228,9 +207,9 @@ static int follow_records(struct watchdog_state *state) {
         memcpy(&record, buffer + used, sizeof record);
         if (record == 0) return 1;
         if (record > 0) {
-          list_group(state, record);
+          list_group(record);
         } else if (record != INT32_MIN) {
-          unlist_group(state, -record);
+          unlist_group(-record);
         }
       }
       memmove(buffer, buffer + used, held - used);
@@ -267,8 +246,7 @@ static void close_descriptors_except(int keep) {
   syscall(SYS_close, directory);
 }
 
-static int watchdog_run(void *argument) {
-  struct watchdog_state *state = argument;
+__attribute__((noreturn)) static void watchdog_run(int channel, int64_t grace) {
   // A group of its own: a terminal's Ctrl-C and Ctrl-Z, and oprun's own sweeps, miss it.
   syscall(SYS_setpgid, 0, 0);
   oprun_child_reset_every_signal_action();
@@ -277,41 +255,28 @@ static int watchdog_run(void *argument) {
     oprun_child_ignore_signal(ignored[index]);
   }
   oprun_child_unblock_signals();
-  close_descriptors_except(state->channel);
+  close_descriptors_except(channel);
   syscall(SYS_chdir, "/");
   syscall(SYS_prctl, PR_SET_NAME, "oprun-watchdog", 0, 0, 0);
-  if (!follow_records(state)) {
-    end_listed_groups(state);
-    remove_cgroup_folders(state->cgroup_folders);
+  if (!follow_records(channel)) {
+    end_listed_groups(grace);
+    remove_cgroup_folders();
   }
   syscall(SYS_exit_group, 0);
   __builtin_unreachable();
 }
 
 pid_t oprun_watchdog_start(int64_t grace_nanoseconds, const char *cgroups, int *channel) {
+  // Copied now: the watchdog's memory is a copy of oprun's at its start.
   size_t cgroups_length = 0;
   if (cgroups) {
     while (cgroups[cgroups_length]) cgroups_length += strlen(cgroups + cgroups_length) + 1;
   }
-  if (cgroups_length + 1 > sizeof(((struct watchdog_state *)0)->cgroup_folders)) cgroups_length = 0;
-  size_t memory_size = watchdog_state_offset + sizeof(struct watchdog_state);
-  char *memory = mmap(0, memory_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (memory == MAP_FAILED) return -1;
-  char *tcb = memory + watchdog_stack_size + watchdog_tls_room;
-  memcpy(tcb, &tcb, sizeof tcb);             // tcbhead_t.tcb
-  memcpy(tcb + 16, &tcb, sizeof tcb);        // tcbhead_t.self
-  struct watchdog_state *state = (struct watchdog_state *)(memory + watchdog_state_offset);
-  memcpy(state->cgroup_folders, cgroups ? cgroups : "", cgroups_length);
-  state->cgroup_folders[cgroups_length] = 0;
-  state->grace = grace_nanoseconds;
+  if (cgroups_length + 1 > sizeof cgroup_folders) cgroups_length = 0;
+  memcpy(cgroup_folders, cgroups ? cgroups : "", cgroups_length);
+  cgroup_folders[cgroups_length] = 0;
   int ends[2];
-  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) {
-    int error = errno;
-    munmap(memory, memory_size);
-    errno = error;
-    return -1;
-  }
-  state->channel = ends[1];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) return -1;
   // As much room for records as the system grants (net.core.wmem_max caps it).
   int room = 1 << 22;
   setsockopt(ends[0], SOL_SOCKET, SO_SNDBUF, &room, sizeof room);
@@ -329,7 +294,8 @@ pid_t oprun_watchdog_start(int64_t grace_nanoseconds, const char *cgroups, int *
   pthread_sigmask(SIG_SETMASK, &all, &previous);
   pid_t middle = vfork();
   if (middle == 0) {
-    pid_t watchdog = clone(watchdog_run, memory + watchdog_stack_size, CLONE_VM | CLONE_SETTLS | SIGCHLD, state, 0, tcb, 0);
+    pid_t watchdog = (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+    if (watchdog == 0) watchdog_run(ends[1], grace_nanoseconds);
     int32_t reply = watchdog > 0 ? watchdog : 0;
     syscall(SYS_write, ends[1], &reply, sizeof reply);
     syscall(SYS_exit_group, 0);
@@ -340,21 +306,19 @@ pid_t oprun_watchdog_start(int64_t grace_nanoseconds, const char *cgroups, int *
   if (middle < 0) {
     if (was_subreaper) prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
     close(ends[0]);
-    munmap(memory, memory_size);
     errno = fork_error;
     return -1;
   }
   while (waitpid(middle, 0, 0) < 0 && errno == EINTR) {
   }
   if (was_subreaper) prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-  // Written before the middle process exited; end of file when it could not clone.
+  // Written before the middle process exited; end of file when it could not fork.
   int32_t watchdog = 0;
   ssize_t count;
   while ((count = read(ends[0], &watchdog, sizeof watchdog)) < 0 && errno == EINTR) {
   }
   if (count != (ssize_t)sizeof watchdog || watchdog <= 0) {
     close(ends[0]);
-    munmap(memory, memory_size);
     errno = EAGAIN;
     return -1;
   }
