@@ -25,9 +25,11 @@ let package = Package(
 
     // runtime · processes, signals, pipes, output
     .target(name: "COprunSystem"),
+    // libcurl, loaded on first use by an HTTP cache: no link-time dependency
+    .target(name: "COprunHTTP"),
     .target(
       name: "OprunRuntime",
-      dependencies: ["OprunCore", "COprunSystem"]
+      dependencies: ["OprunCore", "COprunSystem", "COprunHTTP"]
     ),
 
     // CLI

@@ -28,7 +28,7 @@ import Testing
     return folder
   }
 
-  static let stores: [CacheKind] = [.folder]
+  static let stores: [CacheKind] = [.folder, .nginx]
 
   // MARK: Restoring
 

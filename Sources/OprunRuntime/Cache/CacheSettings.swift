@@ -54,7 +54,7 @@ public struct CacheSettings: Sendable, Equatable {
   func store(lookingOnly: Bool) -> any CacheStore {
     switch place {
     case .folder(let path): FolderCacheStore(root: path, maxSize: maxSize, marksUse: !lookingOnly)
-    case .server(let url): HTTPCacheStore(url: url)
+    case .server(let url): HTTPCacheStore.fromEnvironment(url: url)
     }
   }
 

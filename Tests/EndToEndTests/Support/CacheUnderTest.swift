@@ -122,7 +122,8 @@ final class NginxServer: @unchecked Sendable {
         error_log \(folder)/error.log;
         events { worker_connections 256; }
         http {
-          access_log \(folder)/access.log;
+          log_format cache '$connection $request_method $uri $status "$http_authorization"';
+          access_log \(folder)/access.log cache;
           client_body_temp_path \(folder)/body;
           proxy_temp_path \(folder)/proxy;
           fastcgi_temp_path \(folder)/fastcgi;
