@@ -98,7 +98,8 @@ final class NginxServer: @unchecked Sendable {
   let url: String
   let port: Int
   private let folder: String
-  private var isRunning = false
+  private let process = Process()
+  private var isStopped = false
 
   static let binary = "/usr/sbin/nginx"
 
@@ -107,66 +108,89 @@ final class NginxServer: @unchecked Sendable {
     folder = root + "-nginx"
     try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-    var lastError = ""
-    for _ in 0..<20 {
-      let port = Int.random(in: 20_000..<60_000)
-      let location =
-        failing
-        ? "location / { return 500; }"
-        : "location / { dav_methods PUT DELETE; create_full_put_path on; client_max_body_size 0; }"
-      let config = """
-        user root;
-        daemon on;
-        worker_processes 1;
-        pid \(folder)/nginx.pid;
-        error_log \(folder)/error.log;
-        events { worker_connections 256; }
-        http {
-          log_format cache '$connection $request_method $uri $status "$http_authorization"';
-          access_log \(folder)/access.log cache;
-          client_body_temp_path \(folder)/body;
-          proxy_temp_path \(folder)/proxy;
-          fastcgi_temp_path \(folder)/fastcgi;
-          uwsgi_temp_path \(folder)/uwsgi;
-          scgi_temp_path \(folder)/scgi;
-          server {
-            listen 127.0.0.1:\(port);
-            root \(root);
-            \(location)
-          }
-        }
-        """
-      try config.write(toFile: folder + "/nginx.conf", atomically: true, encoding: .utf8)
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: Self.binary)
-      process.arguments = ["-c", folder + "/nginx.conf", "-p", folder, "-e", folder + "/error.log"]
-      let errors = Pipe()
-      process.standardError = errors
-      try process.run()
-      process.waitUntilExit()
-      if process.terminationStatus == 0 {
-        self.port = port
-        url = "http://127.0.0.1:\(port)"
-        isRunning = true
-        return
-      }
-      lastError = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    // A port of its own: the kernel picks a free one for a socket bound to port 0, which is
+    // closed before nginx binds it (another test may take it between: then nginx fails, and
+    // the test with it, rather than talking to a stranger).
+    let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) } }
+    _ = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
     }
-    throw WaitFailure(what: "nginx to start: \(lastError)")
+    close(socket)
+    port = Int(UInt16(bigEndian: address.sin_port))
+    url = "http://127.0.0.1:\(port)"
+    let location =
+      failing
+      ? "location / { return 500; }"
+      : "location / { dav_methods PUT DELETE; create_full_put_path on; client_max_body_size 0; }"
+    let config = """
+      user root;
+      daemon off;
+      master_process off;
+      pid \(folder)/nginx.pid;
+      error_log \(folder)/error.log;
+      events { worker_connections 256; }
+      http {
+        log_format cache '$connection $request_method $uri $status "$http_authorization"';
+        access_log \(folder)/access.log cache;
+        client_body_temp_path \(folder)/body;
+        proxy_temp_path \(folder)/proxy;
+        fastcgi_temp_path \(folder)/fastcgi;
+        uwsgi_temp_path \(folder)/uwsgi;
+        scgi_temp_path \(folder)/scgi;
+        server {
+          listen 127.0.0.1:\(port);
+          root \(root);
+          \(location)
+        }
+      }
+      """
+    try config.write(toFile: folder + "/nginx.conf", atomically: true, encoding: .utf8)
+    // In the foreground, a child of this test's own: stopped by a signal, reaped by `Process`.
+    process.executableURL = URL(fileURLWithPath: Self.binary)
+    process.arguments = ["-c", folder + "/nginx.conf", "-p", folder, "-e", folder + "/error.log"]
+    process.standardError = FileHandle.nullDevice
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    try waitUntil("nginx to listen on \(port)") { !process.isRunning || Self.accepts(port) }
+    guard process.isRunning else {
+      throw WaitFailure(what: "nginx to start: " + ((try? String(contentsOfFile: folder + "/error.log", encoding: .utf8)) ?? ""))
+    }
+  }
+
+  /// Whether something accepts a connection on `port` of 127.0.0.1.
+  private static func accepts(_ port: Int) -> Bool {
+    let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(socket) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    return withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    } == 0
   }
 
   /// How many requests nginx served, and how many connections they came on.
   var accessLog: String { (try? String(contentsOfFile: folder + "/access.log", encoding: .utf8)) ?? "" }
 
-  /// Stops nginx now and waits until its master process is gone.
+  /// Stops nginx now and waits until it is gone.
   func stop() {
-    guard isRunning else { return }
-    isRunning = false
-    guard let text = try? String(contentsOfFile: folder + "/nginx.pid", encoding: .utf8),
+    guard !isStopped else { return }
+    isStopped = true
+    // SIGKILL: the test process may block SIGTERM, and its children inherit the mask. The
+    // pid nginx wrote is killed too, whatever `Process` believes of its child.
+    if let text = try? String(contentsOfFile: folder + "/nginx.pid", encoding: .utf8),
       let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))
-    else { return }
-    kill(pid, SIGTERM)
-    for _ in 0..<500 where kill(pid, 0) == 0 { usleep(10_000) }
+    {
+      kill(pid, SIGKILL)
+    }
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
   }
 
   deinit { stop() }
