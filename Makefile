@@ -9,20 +9,22 @@ RELEASE_BINARY = .build/release/oprun
 
 all: build
 
-# Installs what a fresh Debian machine lacks to build: libyaml's headers and pkg-config.
+# Installs what a fresh Debian machine lacks to build: libyaml's headers, pkg-config, and
+# libcurl's headers (the cache's HTTP store loads libcurl itself, on first use).
 deps:
-	@if ! pkg-config --exists yaml-0.1 2>/dev/null; then \
-	  echo "installing libyaml-dev and pkg-config"; \
+	@if ! pkg-config --exists yaml-0.1 libcurl 2>/dev/null; then \
+	  echo "installing libyaml-dev, libcurl4-openssl-dev and pkg-config"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq libyaml-dev pkg-config >/dev/null; \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq libyaml-dev libcurl4-openssl-dev pkg-config >/dev/null; \
 	fi
 
 # What the end-to-end tests drive besides oprun: graphviz's dot, headless chromium, tmux, the
-# three shells the completion scripts are for, man, jq (the README pipes events into it); and
+# three shells the completion scripts are for, man, jq (the README pipes events into it), nginx
+# (a cache server speaking WebDAV); and
 # mermaid's own parser and renderer (mermaid.min.js 11.16.0, out of the artoo-mermaid wheel on
 # PyPI, checked by its digest) in $(TEST_TOOLS), where the tests look for it.
-TEST_PACKAGES = graphviz chromium tmux zsh fish man-db groff-base jq
-TEST_PROGRAMS = dot chromium tmux zsh fish man groff jq
+TEST_PACKAGES = graphviz chromium tmux zsh fish man-db groff-base jq nginx-core
+TEST_PROGRAMS = dot chromium tmux zsh fish man groff jq /usr/sbin/nginx
 TEST_TOOLS = $(CURDIR)/.build-tools
 MERMAID_JS = $(TEST_TOOLS)/mermaid/mermaid.min.js
 MERMAID_SHA256 = 74d7c46dabca328c2294733910a8aa1ed0c37451776e8d5295da38a2b758fb9b

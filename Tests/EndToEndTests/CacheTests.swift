@@ -116,6 +116,31 @@ import Testing
 
   // MARK: A cache that fails is a miss
 
+  @Test func aServerAnswering500IsAMissWithOneWarningAndTheExitStatusUnchanged() throws {
+    let scratch = try Scratch()
+    let server = try NginxServer(root: scratch.path("root"), failing: true)
+    defer { server.stop() }
+    let folder = try Self.cleanCopy()
+    let run = try runOprun(runArguments(["--cache", server.url]), in: folder)
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(folder.events.executed("build") && folder.events.executed("test"))
+    #expect(run.stderr.components(separatedBy: "warning: cache ").count == 2, "\(run.stderr)")
+    #expect(run.stderr.contains("HTTP 500"), "\(run.stderr)")
+  }
+
+  @Test func theTokenGoesToTheServerAndIntoNoOutput() throws {
+    let cache = try CacheUnderTest(.nginx)
+    let token = "t0ken-never-printed-7"
+    let folder = try Self.cleanCopy()
+    let run = try runOprun(runArguments(cache.arguments), in: folder, environment: ["OPRUN_CACHE_TOKEN": token])
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(folder.events.named("cache-stored").count == 2)
+    let log = try #require(cache.server?.accessLog)
+    #expect(log.contains("\"Bearer \(token)\""), "\(log)")
+    let written = [run.stdout, run.stderr, folder.read(eventsFile) ?? ""].joined()
+    #expect(!written.contains(token))
+  }
+
   @Test(arguments: stores) func aCorruptBlobIsAMissWithOneWarningAndTheJobRuns(kind: CacheKind) throws {
     let cache = try CacheUnderTest(kind)
     #expect(try Self.cleanCopy().runCached(cache).0.status == 0)
