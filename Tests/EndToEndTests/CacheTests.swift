@@ -128,6 +128,31 @@ import Testing
     #expect(run.stderr.contains("HTTP 500"), "\(run.stderr)")
   }
 
+  @Test func aServerStoppedInTheMiddleOfARunIsAMissWithOneWarningAndTheExitStatusUnchanged() throws {
+    let cache = try CacheUnderTest(.nginx)
+    let folder = try Scratch()
+    try folder.manifest(
+      """
+      jobs:
+        first: {command: 'echo one > one.txt', outputs: [one.txt]}
+        second:
+          command: 'while [ ! -e go ]; do sleep 0.01; done; echo two > two.txt'
+          dependencies: [first]
+          outputs: [two.txt]
+      """)
+    let oprun = try OprunProcess(runArguments(cache.arguments), in: folder)
+    try waitUntil("first stored and second executing") {
+      !folder.events.named("cache-stored", job: "first").isEmpty && folder.events.executed("second")
+    }
+    cache.server?.stop()
+    try folder.write("go", "")
+    let run = oprun.wait()
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(folder.read("two.txt") == "two\n")
+    #expect(folder.events.named("cache-stored", job: "second").isEmpty)
+    #expect(run.stderr.components(separatedBy: "warning: cache ").count == 2, "\(run.stderr)")
+  }
+
   @Test func theTokenGoesToTheServerAndIntoNoOutput() throws {
     let cache = try CacheUnderTest(.nginx)
     let token = "t0ken-never-printed-7"
