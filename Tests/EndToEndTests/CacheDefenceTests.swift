@@ -150,6 +150,15 @@ import Testing
     #expect(run.stderr.contains("the cache folder holds dist/cache/"), "\(run.stderr)")
   }
 
+  @Test func aURLOfAnotherSchemeIsAMissWithOneWarningNotAFolder() throws {
+    let folder = try Scratch()
+    try folder.manifest("jobs: {make: {command: 'echo made > made.txt', outputs: [made.txt]}}")
+    let run = try runOprun(runArguments(), in: folder, environment: ["OPRUN_CACHE": "ftp://cache.example/oprun"])
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(run.stderr.contains("over http:// or https://, not this scheme"), "\(run.stderr)")
+    #expect(!folder.exists("ftp:"))
+  }
+
   @Test func statsOfDamagedCountsNeitherCrashesNorOverflows() throws {
     let folder = try Scratch()
     try FileManager.default.createDirectory(atPath: folder.path("store"), withIntermediateDirectories: true)

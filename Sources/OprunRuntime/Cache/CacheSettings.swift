@@ -65,7 +65,9 @@ public struct CacheSettings: Sendable, Equatable {
   }
 
   private static func place(_ text: String, from folder: String) -> Place {
-    if text.hasPrefix("http://") || text.hasPrefix("https://") { return .server(trimmed(text)) }
+    // Any URL is a server's (one of another scheme is refused when asked), never a folder
+    // named `ftp:` in the working folder.
+    if text.contains("://") { return .server(trimmed(text)) }
     var path = text
     if path == "~" || path.hasPrefix("~/"), let home = getenv("HOME").map({ String(cString: $0) }) {
       path = home + path.dropFirst()

@@ -110,6 +110,9 @@ public final class HTTPCacheStore: CacheStore {
     _ method: HTTPMethod, _ address: String, body: RequestBody?, total: Int,
     receive: ((UnsafeRawBufferPointer) -> Bool)?
   ) throws(CacheProblem) -> Bool {
+    guard url.hasPrefix("http://") || url.hasPrefix("https://") else {
+      throw CacheProblem("\(url): a cache server is spoken to over http:// or https://, not this scheme")
+    }
     let handle = try checkOut()
     defer { checkIn(handle) }
     let receiver = receive.map(Receiver.init)
