@@ -130,34 +130,29 @@ import Testing
   }
 
   @Test func anEditToAnIncludedManifestRunsWhatItChanged() throws {
-    let folder = try Scratch()
-    try FileManager.default.createDirectory(atPath: folder.path("ci"), withIntermediateDirectories: true)
-    try folder.write("ci/common.yaml", "jobs:\n  greet:\n    command: echo hello >> ../log\n")
-    let manifest = """
-      include: [ci/common.yaml]
-      jobs:
-        build:
-          command: cat src/*.txt > out.txt; echo build >> log
-          dependencies: ["common:greet"]
-          inputs: [src/]
-          outputs: [out.txt]
-      """
-    let oprun = try startWatching(folder, manifest: manifest)
-    try waitForWatching(oprun, times: 1)
-    #expect(ranJobs(folder) == ["hello", "build"])
-    try folder.write("ci/common.yaml", "jobs:\n  greet:\n    command: echo bonjour >> ../log\n")
-    try waitForWatching(oprun, times: 2)
-    #expect(changedLines(oprun) == ["oprun: changed: ci/common.yaml"])
-    #expect(ranJobs(folder) == ["hello", "build", "bonjour", "build"], "the included job's new command ran")
-    oprun.send(SIGINT)
-    #expect(oprun.wait().signal == SIGINT)
+    try expectAnEditInTheIncludedFolderRunsGreetAgain(
+      files: ["ci/common.yaml": "jobs:\n  greet:\n    command: echo hello >> ../log\n"],
+      edit: ("ci/common.yaml", "jobs:\n  greet:\n    command: echo bonjour >> ../log\n"))
   }
 
   @Test func anEditToADotenvFileOfAnIncludedManifestRunsItsJobsWithTheNewValue() throws {
+    try expectAnEditInTheIncludedFolderRunsGreetAgain(
+      files: [
+        "ci/common.yaml": "dotenv: [greeting.env]\njobs:\n  greet:\n    command: echo $GREETING >> ../log\n",
+        "ci/greeting.env": "GREETING=hello\n",
+      ],
+      edit: ("ci/greeting.env", "GREETING=bonjour\n"))
+  }
+
+  /// Watches a manifest whose `build` depends on `common:greet` of `ci/common.yaml` (written,
+  /// with the other `files`, so that greet logs `hello`), makes `edit` (so that it logs
+  /// `bonjour`), and expects one change named and one cycle running greet, then build, again.
+  private func expectAnEditInTheIncludedFolderRunsGreetAgain(
+    files: [String: String], edit: (path: String, text: String)
+  ) throws {
     let folder = try Scratch()
     try FileManager.default.createDirectory(atPath: folder.path("ci"), withIntermediateDirectories: true)
-    try folder.write("ci/common.yaml", "dotenv: [greeting.env]\njobs:\n  greet:\n    command: echo $GREETING >> ../log\n")
-    try folder.write("ci/greeting.env", "GREETING=hello\n")
+    for (path, text) in files { try folder.write(path, text) }
     let manifest = """
       include: [ci/common.yaml]
       jobs:
@@ -170,10 +165,10 @@ import Testing
     let oprun = try startWatching(folder, manifest: manifest)
     try waitForWatching(oprun, times: 1)
     #expect(ranJobs(folder) == ["hello", "build"])
-    try folder.write("ci/greeting.env", "GREETING=bonjour\n")
+    try folder.write(edit.path, edit.text)
     try waitForWatching(oprun, times: 2)
-    #expect(changedLines(oprun) == ["oprun: changed: ci/greeting.env"])
-    #expect(ranJobs(folder) == ["hello", "build", "bonjour", "build"], "the included job ran with the new value")
+    #expect(changedLines(oprun) == ["oprun: changed: \(edit.path)"])
+    #expect(ranJobs(folder) == ["hello", "build", "bonjour", "build"], "the included job ran as the edit says")
     oprun.send(SIGINT)
     #expect(oprun.wait().signal == SIGINT)
   }
