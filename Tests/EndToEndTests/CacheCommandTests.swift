@@ -82,8 +82,9 @@ import Testing
     let emptied = try runOprun(["cache", "clean", "--cache", cache.path("store")], in: cache)
     #expect(emptied.status == 0, "\(emptied.stderr)")
     #expect(emptied.stdout.contains("0 files (0 B) left"), "\(emptied.stdout)")
-    #expect(try runOprun(["cache", "stats", "--cache", cache.path("store")], in: cache).stdout.contains(
-      ": 0 entries, 0 blobs, 0 B"))
+    #expect(
+      try runOprun(["cache", "stats", "--cache", cache.path("store")], in: cache).stdout.contains(
+        ": 0 entries, 0 blobs, 0 B"))
   }
 
   @Test func aCacheCommandWithoutAFolderCacheSaysWhatToGive() throws {

@@ -48,7 +48,8 @@ import Testing
 
   @Test func anEntryAskingForSetUserIDGetsThePermissionsOnly() throws {
     let cache = try Scratch()
-    let folder = try Self.project("    tool: {command: 'echo x > tool; chmod 755 tool', outputs: [tool]}\n", cache: cache.path("store"))
+    let folder = try Self.project(
+      "    tool: {command: 'echo x > tool; chmod 755 tool', outputs: [tool]}\n", cache: cache.path("store"))
     #expect(try Self.run(folder).0.status == 0)
     let entry = try #require(Self.entries(in: cache.path("store")).first)
     let text = try String(contentsOfFile: entry, encoding: .utf8)
@@ -64,7 +65,8 @@ import Testing
 
   @Test func anEntryNamingAGitHookWritesNothingThere() throws {
     let cache = try Scratch()
-    let folder = try Self.project("    all: {command: 'mkdir -p out; echo x > out/out.txt', outputs: ['out/**']}\n", cache: cache.path("store"))
+    let folder = try Self.project(
+      "    all: {command: 'mkdir -p out; echo x > out/out.txt', outputs: ['out/**']}\n", cache: cache.path("store"))
     try FileManager.default.createDirectory(atPath: folder.path("out/.git/hooks"), withIntermediateDirectories: true)
     #expect(try Self.run(folder).0.status == 0)
     let entry = try #require(Self.entries(in: cache.path("store")).first)
@@ -81,7 +83,8 @@ import Testing
 
   @Test func aBlobThatIsAFIFOIsAMissNotAHang() throws {
     let cache = try Scratch()
-    let folder = try Self.project("    make: {command: 'echo made > made.txt', outputs: [made.txt]}\n", cache: cache.path("store"))
+    let folder = try Self.project(
+      "    make: {command: 'echo made > made.txt', outputs: [made.txt]}\n", cache: cache.path("store"))
     #expect(try Self.run(folder).0.status == 0)
     let blobs = cache.path("store/cas")
     let blob = try #require(FileManager.default.subpaths(atPath: blobs)?.first { $0.count > 3 })
@@ -170,7 +173,8 @@ import Testing
 
   @Test func dryRunLooksWithoutMarkingEntriesUsedAndCleanLeavesForeignFiles() throws {
     let cache = try Scratch()
-    let folder = try Self.project("    make: {command: 'echo made > made.txt', outputs: [made.txt]}\n", cache: cache.path("store"))
+    let folder = try Self.project(
+      "    make: {command: 'echo made > made.txt', outputs: [made.txt]}\n", cache: cache.path("store"))
     #expect(try Self.run(folder).0.status == 0)
     let entry = try #require(Self.entries(in: cache.path("store")).first)
     let past = Date(timeIntervalSince1970: 1_000_000_000)

@@ -70,7 +70,8 @@ public struct FilePlan: Sendable {
         rewritten[job] = Set(outputs.files.map(\.path)).union(recorded.map(\.path))
       }
       results[job] =
-        restored ?? (decision == .upToDate
+        restored
+        ?? (decision == .upToDate
           ? check.resultWhenUpToDate(in: graph) : .willRun(hasOutputs: !node.outputs.isEmpty))
     }
     self.decisions = decisions

@@ -73,7 +73,8 @@ public enum CacheCommandLine {
       return FolderCacheStore(root: path, maxSize: settings?.maxSize)
     case .server(let url):
       RunCommandLine.writeAll(
-        2, "oprun: the cache is a server (\(url)): its server keeps what it holds; `oprun cache` reads a folder cache\n")
+        2, "oprun: the cache is a server (\(url)): its server keeps what it holds; `oprun cache` reads a folder cache\n"
+      )
       return nil
     case nil:
       RunCommandLine.writeAll(
@@ -91,7 +92,10 @@ struct CacheFolderSummary {
   var bytes: Int
   var runs: [(time: Int, hits: Int, misses: Int, stored: Int)]
 
-  init(store: FolderCacheStore, files: [FolderCacheStore.StoredFile], runs: [(time: Int, hits: Int, misses: Int, stored: Int)]) {
+  init(
+    store: FolderCacheStore, files: [FolderCacheStore.StoredFile],
+    runs: [(time: Int, hits: Int, misses: Int, stored: Int)]
+  ) {
     self.store = store
     entries = files.count { $0.isEntry }
     blobs = files.count - entries
@@ -105,8 +109,10 @@ struct CacheFolderSummary {
   ///   2026-11-28 21:30:05  12 hits · 0 misses · 0 stored
   /// ```
   var text: String {
-    var lines = ["\(store.name): \(counted(entries, "entry", plural: "entries")), \(counted(blobs, "blob")), "
-      + MemoryText.text(bytes: bytes) + (store.maxSize.map { " (max-size \(MemoryText.text(bytes: $0)))" } ?? "")]
+    var lines = [
+      "\(store.name): \(counted(entries, "entry", plural: "entries")), \(counted(blobs, "blob")), "
+        + MemoryText.text(bytes: bytes) + (store.maxSize.map { " (max-size \(MemoryText.text(bytes: $0)))" } ?? "")
+    ]
     if runs.isEmpty {
       lines.append("no run has used it yet")
     } else {
@@ -120,7 +126,8 @@ struct CacheFolderSummary {
       for run in runs.reversed() {
         let when = TimeText.localTime(Double(run.time)) ?? String(run.time)
         lines.append(
-          "  \(when)  \(counted(run.hits, "hit")) · \(counted(run.misses, "miss", plural: "misses")) · \(run.stored) stored")
+          "  \(when)  \(counted(run.hits, "hit")) · \(counted(run.misses, "miss", plural: "misses")) · \(run.stored) stored"
+        )
       }
     }
     return lines.joined(separator: "\n") + "\n"

@@ -98,7 +98,9 @@ public struct CacheEntry: Sendable, Equatable {
       guard let path = item["path"]?.stringValue, let mode = item["mode"]?.intValue, (0...0o7777).contains(mode),
         let size = item["size"]?.intValue, size >= 0, let digest = item["sha256"]?.stringValue
       else { return .failure(CacheEntryError("a file without path, mode, size or sha256")) }
-      guard isPlainRelativePath(path) else { return .failure(CacheEntryError("path '\(path)' is not a plain path under the manifest's folder")) }
+      guard isPlainRelativePath(path) else {
+        return .failure(CacheEntryError("path '\(path)' is not a plain path under the manifest's folder"))
+      }
       guard isDigest(digest) else { return .failure(CacheEntryError("'\(digest)' is no SHA-256")) }
       files.append(File(path: path, mode: UInt32(mode), size: size, sha256: digest))
     }

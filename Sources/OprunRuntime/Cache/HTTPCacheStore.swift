@@ -136,7 +136,9 @@ public final class HTTPCacheStore: CacheStore {
         body.map { Unmanaged.passUnretained($0 as AnyObject).toOpaque() },
         Int64(body?.size ?? 0), Self.connectMilliseconds, Self.stallMilliseconds, total, &result)
     }
-    let cause = performed == 0 ? nil : withUnsafeBytes(of: result.message) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+    let cause =
+      performed == 0
+      ? nil : withUnsafeBytes(of: result.message) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
     switch HTTPAnswer(status: Int(result.status), failure: cause) {
     case .found: return true
     case .none where method != .put: return false
@@ -248,7 +250,8 @@ private final class FileBody: RequestBody {
     guard count > 0 else {
       failure =
         count < 0
-        ? CacheProblem("cannot read \(path): \(errorMessage(errno))") : CacheProblem("\(path) changed while it was stored")
+        ? CacheProblem("cannot read \(path): \(errorMessage(errno))")
+        : CacheProblem("\(path) changed while it was stored")
       return -1
     }
     hash.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[..<count]))

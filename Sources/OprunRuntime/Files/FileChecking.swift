@@ -110,7 +110,8 @@ private final class ForeseenRestores {
     -> FileSnapshot
   {
     let matched = files.filter { file in
-      CacheRestore.matches(manifestFolder + "/" + file.path, patterns, jobFolder: jobFolder, manifestFolder: manifestFolder)
+      CacheRestore.matches(
+        manifestFolder + "/" + file.path, patterns, jobFolder: jobFolder, manifestFolder: manifestFolder)
     }
     guard !matched.isEmpty else { return inputs }
     let replaced = Set(matched.map(\.path))

@@ -116,7 +116,9 @@ final class NginxServer: @unchecked Sendable {
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) } }
+    _ = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) }
+    }
     _ = withUnsafeMutablePointer(to: &address) {
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
     }
@@ -158,7 +160,8 @@ final class NginxServer: @unchecked Sendable {
     try process.run()
     try waitUntil("nginx to listen on \(port)") { !process.isRunning || Self.accepts(port) }
     guard process.isRunning else {
-      throw WaitFailure(what: "nginx to start: " + ((try? String(contentsOfFile: folder + "/error.log", encoding: .utf8)) ?? ""))
+      throw WaitFailure(
+        what: "nginx to start: " + ((try? String(contentsOfFile: folder + "/error.log", encoding: .utf8)) ?? ""))
     }
   }
 
@@ -171,7 +174,9 @@ final class NginxServer: @unchecked Sendable {
     address.sin_port = in_port_t(UInt16(port).bigEndian)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     return withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
     } == 0
   }
 
