@@ -38,3 +38,10 @@ int oprun_bytes_readable(int fd) {
 int oprun_become_child_subreaper(void) {
   return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 }
+
+long oprun_copy_file_range(int source, long long *source_offset, int target, unsigned long count) {
+  loff_t offset = *source_offset;
+  ssize_t copied = copy_file_range(source, &offset, target, NULL, count, 0);
+  *source_offset = offset;
+  return copied;
+}

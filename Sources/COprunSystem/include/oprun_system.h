@@ -26,6 +26,11 @@ int oprun_make_temporary_file(char *template_path);
 /// the process exits. Returns -1 with errno set on failure.
 int oprun_pidfd_open(pid_t pid);
 
+/// copy_file_range(source, &source_offset, target, NULL, count, 0): copies in the kernel,
+/// from `*source_offset` (advanced) to where `target` is. Returns the bytes copied, 0 at the
+/// source's end, or -1 with errno set (EXDEV, ENOSYS, EOPNOTSUPP, EINVAL where it cannot).
+long oprun_copy_file_range(int source, long long *source_offset, int target, unsigned long count);
+
 /// Bytes waiting in a pipe (FIONREAD), or -1 with errno set.
 int oprun_bytes_readable(int fd);
 

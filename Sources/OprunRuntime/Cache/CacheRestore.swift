@@ -18,13 +18,15 @@ struct CacheRestore {
   var currentOutputs: [String]
   /// The run's cache work: when the run ends first, the restore gives up and removes what it wrote.
   var work: CacheWork? = nil
+  /// The run's hash cache, told what each restored file holds.
+  var hashes: HashCache? = nil
 
   /// Restores `entry` from `store`; the bytes written, or why nothing was.
   func restore(_ entry: CacheEntry, from store: any CacheStore) -> Result<Int, CacheProblem> {
     for file in entry.files {
       if let refusal = refusal(of: file.path) { return .failure(refusal) }
     }
-    var fetched: [(temporary: String, target: String)] = []
+    var fetched: [(file: CacheEntry.File, temporary: String, target: String, written: FileStatus)] = []
     func discard() { for file in fetched { unlink(file.temporary) } }
     for file in entry.files {
       let target = manifestFolder + "/" + file.path
@@ -33,7 +35,7 @@ struct CacheRestore {
         return .failure(CacheProblem("cannot create the folder of \(file.path): \(errorMessage(errno))"))
       }
       switch fetch(file, to: target, from: store) {
-      case .success(let temporary): fetched.append((temporary, target))
+      case .success(let (temporary, written)): fetched.append((file, temporary, target, written))
       case .failure(let problem):
         discard()
         return .failure(problem)
@@ -43,6 +45,19 @@ struct CacheRestore {
       let problem = CacheProblem("cannot rename into \(file.target): \(errorMessage(errno))")
       discard()
       return .failure(problem)
+    }
+    // The run records the restored files next: what was just written from checked bytes is
+    // not read again to learn what it holds, while it is the same file, unchanged since
+    // (renaming gave it a new change time).
+    if let hashes {
+      let now = Timestamp.now()
+      for restored in fetched {
+        guard let found = FileStatus.of(restored.target, followingLink: false), found.device == restored.written.device,
+          found.inode == restored.written.inode, found.size == restored.written.size,
+          found.modified == restored.written.modified
+        else { continue }
+        hashes.vouch(for: restored.file.path, status: found, digest: restored.file.sha256, writtenAt: now)
+      }
     }
     let restored = Set(entry.files.map(\.path))
     for path in currentOutputs
@@ -105,9 +120,10 @@ struct CacheRestore {
     return matched
   }
 
-  /// The blob of `file` in a new temporary file beside `target`, checked and given its mode.
+  /// The blob of `file` in a new temporary file beside `target`, checked and given its mode,
+  /// and the file's `stat` once written.
   private func fetch(_ file: CacheEntry.File, to target: String, from store: any CacheStore) -> Result<
-    String, CacheProblem
+    (String, FileStatus), CacheProblem
   > {
     let temporary = PathParts.folder(of: target) + "/" + TemporaryName.next(String(Self.temporaryPrefix.dropFirst()))
     let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
@@ -115,23 +131,28 @@ struct CacheRestore {
       return .failure(CacheProblem("cannot create \(temporary): \(errorMessage(errno))"))
     }
     let writer = BlobWriter(descriptor: descriptor, work: work)
-    let outcome: Result<String, CacheProblem>
+    var problem: CacheProblem?
     do throws(CacheProblem) {
       if try !store.blob(file.sha256, into: writer) {
-        outcome = .failure(CacheProblem("blob \(file.sha256) of \(file.path) is missing"))
+        problem = CacheProblem("blob \(file.sha256) of \(file.path) is missing")
       } else if writer.count != file.size || writer.digest() != file.sha256 {
-        outcome = .failure(CacheProblem("blob \(file.sha256) of \(file.path) is corrupt", corruptBlob: file.sha256))
+        problem = CacheProblem("blob \(file.sha256) of \(file.path) is corrupt", corruptBlob: file.sha256)
       } else if fchmod(descriptor, mode_t(file.mode & Self.restoredModeBits)) != 0 {
-        outcome = .failure(CacheProblem("cannot set the mode of \(temporary): \(errorMessage(errno))"))
+        problem = CacheProblem("cannot set the mode of \(temporary): \(errorMessage(errno))")
       } else {
-        outcome = .success(temporary)
+        problem = nil
       }
     } catch {
-      outcome = .failure(error)
+      problem = error
+    }
+    var written = stat()
+    if problem == nil, fstat(descriptor, &written) != 0 {
+      problem = CacheProblem("cannot look at \(temporary): \(errorMessage(errno))")
     }
     close(descriptor)
-    if case .failure = outcome { unlink(temporary) }
-    return outcome
+    guard let problem else { return .success((temporary, FileStatus(written))) }
+    unlink(temporary)
+    return .failure(problem)
   }
 
   private func makeFolders(_ folder: String) -> Bool {

@@ -53,7 +53,10 @@ public struct CacheSettings: Sendable, Equatable {
   /// The store it names; `lookingOnly`: what it is asked marks nothing used (`-n`).
   func store(lookingOnly: Bool) -> any CacheStore {
     switch place {
-    case .folder(let path): FolderCacheStore(root: path, maxSize: maxSize, marksUse: !lookingOnly)
+    case .folder(let path):
+      FolderCacheStore(
+        root: path, maxSize: maxSize, marksUse: !lookingOnly,
+        verifiedBlobs: lookingOnly ? nil : FolderCacheStore.verifiedBlobsOfThisUser())
     case .server(let url): HTTPCacheStore.fromEnvironment(url: url)
     }
   }

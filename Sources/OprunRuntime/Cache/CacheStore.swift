@@ -69,7 +69,7 @@ public final class BlobWriter {
   /// Appends `bytes`; false once a write failed.
   @discardableResult
   public func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
-    guard failure == nil else { return false }
+    guard failure == nil, finalDigest == nil else { return false }
     if work?.isStopping == true {
       failure = ECANCELED
       return false
@@ -84,16 +84,45 @@ public final class BlobWriter {
     return true
   }
 
+  /// Copies the `count` bytes of `source` from its start, known to hash to `digest`, in
+  /// the kernel where it can (`copy_file_range`: no pass through this process, and a clone
+  /// where the file system shares blocks); false once a copy failed.
+  func copy(from source: Int32, count: Int, knownDigest: String) -> Bool {
+    guard failure == nil, self.count == 0, finalDigest == nil else { return false }
+    if work?.isStopping == true {
+      failure = ECANCELED
+      return false
+    }
+    let error = copyWhole(from: source, count: count, to: descriptor)
+    if error != 0 {
+      failure = error
+      return false
+    }
+    self.count = count
+    finalDigest = knownDigest
+    return true
+  }
+
   /// Forgets what was written (a retry starts the file again).
   func restart() {
     hash = SHA256()
+    finalDigest = nil
     count = 0
     _ = ftruncate(descriptor, 0)
     _ = lseek(descriptor, 0, SEEK_SET)
   }
 
-  /// The SHA-256 of everything written, as lower-case hex; the writer is spent.
-  func digest() -> String { ContentDigest.hex(hash.finalize()) }
+  /// Set once the digest is known: what ``copy(from:count:knownDigest:)`` was told, or the
+  /// hash of what was written, finished.
+  private var finalDigest: String?
+
+  /// The SHA-256 of everything written, as lower-case hex; nothing more may be written.
+  func digest() -> String {
+    if let finalDigest { return finalDigest }
+    let digest = ContentDigest.hex(hash.finalize())
+    finalDigest = digest
+    return digest
+  }
 }
 
 /// Names for files being written, unique among every writer of one folder: this process's

@@ -13,10 +13,41 @@ public final class FolderCacheStore: CacheStore {
   /// Whether a hit marks what it read used (for trimming); `-n` only looks.
   let marksUse: Bool
 
-  public init(root: String, maxSize: Int? = nil, marksUse: Bool = true) {
+  /// The blobs this user has read and found to hold what their names say, by path and
+  /// `stat` (a hash cache in `verified-blobs/` of the user's oprun state folder, beside the
+  /// index of runs): one whose `stat` is the same since is copied without being read. Anyone
+  /// who rewrites a blob gives it a new change time, which only the kernel sets, so it is read
+  /// and checked again; and the memory is this user's own, where no one else can vouch for
+  /// a blob. Nil for `-n`, and where the user has no state folder.
+  let verifiedBlobs: HashCache?
+  /// The wall clock, read as a blob's reading begins: the racy-file rule of ``HashCache``
+  /// compares the blob's times with it.
+  private let clock: @Sendable () -> Timestamp
+
+  /// The folder cache at `root`, knowing nothing of what this user verified.
+  public convenience init(root: String, maxSize: Int? = nil, marksUse: Bool = true) {
+    self.init(root: root, maxSize: maxSize, marksUse: marksUse, verifiedBlobs: nil)
+  }
+
+  init(
+    root: String, maxSize: Int?, marksUse: Bool, verifiedBlobs: HashCache?,
+    clock: @escaping @Sendable () -> Timestamp = Timestamp.now
+  ) {
     self.root = root
     self.maxSize = maxSize
     self.marksUse = marksUse
+    self.verifiedBlobs = verifiedBlobs
+    self.clock = clock
+  }
+
+  /// What this user's runs know of blobs they read (``verifiedBlobs``); nil where the user
+  /// has no state folder of their own.
+  static func verifiedBlobsOfThisUser() -> HashCache? {
+    guard let index = RunIndex.ofThisUser(), case .success(let folder?) = index.openFolder(creating: true) else {
+      return nil
+    }
+    close(folder)
+    return HashCache(folder: index.folder + "/verified-blobs")
   }
 
   public var name: String { "folder " + root }
@@ -50,6 +81,15 @@ public final class FolderCacheStore: CacheStore {
     guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
       throw CacheProblem("\(path) is not a regular file")
     }
+    let found = FileStatus(status)
+    let marked = markUse(path, found)
+    if let verifiedBlobs, verifiedBlobs.entries.withLookup({ $0.digest(of: path, status: found) }) == digest {
+      guard writer.copy(from: descriptor, count: Int(found.size), knownDigest: digest) else {
+        throw CacheProblem("cannot write a restored file: \(errorMessage(writer.failure ?? EIO))")
+      }
+      return true
+    }
+    let startedAt = clock()
     posix_fadvise(descriptor, 0, 0, POSIX_FADV_SEQUENTIAL)
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
     defer { buffer.deallocate() }
@@ -62,9 +102,25 @@ public final class FolderCacheStore: CacheStore {
         throw CacheProblem("cannot write a restored file: \(errorMessage(writer.failure ?? EIO))")
       }
     }
+    // What was read is what its name says, and stays known while its `stat` stays; a blob
+    // whose times were just set to mark it used is read again next time.
+    if !marked, writer.digest() == digest {
+      verifiedBlobs?.record(path, HashCache.Entry(status: found, hashedAt: startedAt, digest: digest))
+    }
+    return true
+  }
+
+  /// Marks the blob at `path`, found `status`, used, when it was last marked long enough ago
+  /// to matter for trimming: setting its times every hit would make every hit read it again
+  /// (``verifiedBlobs``). True when it did.
+  private func markUse(_ path: String, _ status: FileStatus) -> Bool {
+    guard marksUse, status.modified < Timestamp.now().minus(seconds: Self.useMarkInterval) else { return false }
     touch(path)
     return true
   }
+
+  /// How often, at most, a hit marks a blob used: trimming tells blobs apart by the hour.
+  static let useMarkInterval: Int64 = 3600
 
   public func hasBlob(_ digest: String) throws(CacheProblem) -> Bool {
     access(blobPath(digest), F_OK) == 0
@@ -116,6 +172,7 @@ public final class FolderCacheStore: CacheStore {
   }
 
   public func runEnded(hits: Int, misses: Int, stored: Int) {
+    verifiedBlobs?.save()
     if hits + misses + stored > 0 {
       var now = timespec()
       clock_gettime(CLOCK_REALTIME, &now)

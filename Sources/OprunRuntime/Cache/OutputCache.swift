@@ -19,24 +19,30 @@ public final class OutputCache {
   /// Blobs a restore of this run found corrupt: a store puts them again, not trusting that
   /// one by that name is there.
   private let corruptBlobs = Locked<Set<String>>([])
+  /// The run's hash cache: a restore tells it what the files it wrote hold.
+  private let hashes: HashCache?
   /// Stores under way: the run waits for them at its end.
   public private(set) var storesUnderWay = 0
 
   /// Threads that wait on a disk or a server: more than the CPUs, since they mostly wait.
   static let threadCount = 8
 
-  /// A cache in `store`, answering on `loop`, which must be run on the calling thread.
-  public init(store: any CacheStore, readOnly: Bool, loop: EventLoop) throws(SystemError) {
+  /// A cache in `store`, answering on `loop`, which must be run on the calling thread;
+  /// `hashes` is told what each restored file holds.
+  public init(store: any CacheStore, readOnly: Bool, loop: EventLoop, hashes: HashCache? = nil) throws(SystemError) {
     self.store = store
     self.readOnly = readOnly
+    self.hashes = hashes
     platform = Self.platform
     delivery = try LoopDelivery(loop: loop)
     pool = HashingPool(threadCount: Self.threadCount)
   }
 
   /// The cache `settings` name, answering on `loop`.
-  public static func open(_ settings: CacheSettings, loop: EventLoop) throws(SystemError) -> OutputCache {
-    try OutputCache(store: settings.store, readOnly: settings.readOnly, loop: loop)
+  public static func open(_ settings: CacheSettings, loop: EventLoop, hashes: HashCache?) throws(SystemError)
+    -> OutputCache
+  {
+    try OutputCache(store: settings.store, readOnly: settings.readOnly, loop: loop, hashes: hashes)
   }
 
   /// `Linux x86_64`: what a key holds of the machine, since outputs built here may not run elsewhere.
@@ -107,6 +113,7 @@ public final class OutputCache {
     let store = store
     var restore = restore
     restore.work = work
+    restore.hashes = hashes
     work.begin()
     let corruptBlobs = corruptBlobs
     pool.submit { [work, restore] _ in

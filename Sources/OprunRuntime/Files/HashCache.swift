@@ -34,6 +34,9 @@ public final class HashCache: Sendable {
     var recorded: [String: Entry] = [:]
     /// The paths of `recorded` not yet written to the file.
     var unsaved: Set<String> = []
+    /// Files this run wrote with bytes it knew (``vouch(for:status:digest:)``), each trusted
+    /// while its `stat` is exactly what it was just after the writing.
+    var vouched: [String: Entry] = [:]
     /// The file as this cache last read or wrote it; nil when it is to be written whole.
     var layout: FileLayout?
   }
@@ -65,24 +68,29 @@ public final class HashCache: Sendable {
 
   /// The entries as they are now, to look up many files from several threads without
   /// taking the lock for each: what is recorded later is not in them.
-  var entries: Entries { withLoadedState { saved, state in Entries(saved: saved, recorded: state.recorded) } }
+  var entries: Entries {
+    withLoadedState { saved, state in Entries(saved: saved, recorded: state.recorded, vouched: state.vouched) }
+  }
 
   struct Entries: Sendable {
     fileprivate let saved: SavedHashes
     fileprivate let recorded: [String: Entry]
+    fileprivate let vouched: [String: Entry]
 
     /// `body` given a way to look up many files: see ``SavedHashes/withLookup(_:)``.
     func withLookup<T>(_ body: (Lookup) -> T) -> T {
-      saved.withLookup { saved in body(Lookup(saved: saved, recorded: recorded)) }
+      saved.withLookup { saved in body(Lookup(saved: saved, recorded: recorded, vouched: vouched)) }
     }
   }
 
   struct Lookup {
     fileprivate let saved: SavedHashes.Lookup
     fileprivate let recorded: [String: Entry]
+    fileprivate let vouched: [String: Entry]
 
     /// The digest recorded for `path` if its file, now `status`, cannot have changed since.
     func digest(of path: String, status: FileStatus) -> String? {
+      if !vouched.isEmpty, let entry = vouched[path], entry.status == status { return entry.digest }
       if !recorded.isEmpty, let entry = recorded[path] {
         return HashCache.trusts(entry.status, hashedAt: entry.hashedAt, now: status) ? entry.digest : nil
       }
@@ -109,6 +117,16 @@ public final class HashCache: Sendable {
       state.recorded[path] = entry
       state.unsaved.insert(path)
     }
+  }
+
+  /// Records that this process has just written `path` (now `status`) with bytes whose
+  /// SHA-256 is `digest`, as a restore from the cache does: for the rest of the run the file
+  /// is not read again while its `stat` is exactly that. Saved as an ordinary entry, which the
+  /// racy-file rule keeps from being trusted by a later run until the file has aged.
+  func vouch(for path: String, status: FileStatus, digest: String, writtenAt: Timestamp) {
+    let entry = Entry(status: status, hashedAt: writtenAt, digest: digest)
+    record(path, entry)
+    withLoadedState { _, state in state.vouched[path] = entry }
   }
 
   /// Writes what was recorded since the cache was loaded or saved to its file: appended as a

@@ -14,23 +14,32 @@ final class HashingPool: @unchecked Sendable {
   /// Bytes each read asks for: large reads keep the hashing, not the system calls, the cost.
   static let bufferSize = 1 << 20
 
+  /// The most threads it starts.
   let threadCount: Int
   private let lock = ConditionLock()
   // Guarded by `lock`.
   private var tasks: [Task] = []
   private var taskHead = 0
+  /// Threads started (or being started), and those of them waiting for a task.
+  private var startedThreads = 0
+  private var idleThreads = 0
 
+  /// A pool of at most `threadCount` threads, each started when a task finds none idle: a run
+  /// that hashes little, or looks up one cache entry, does not pay for threads it never uses.
   init(threadCount: Int) {
     self.threadCount = threadCount
-    for _ in 0..<threadCount { startThread() }
   }
 
   /// Runs `task` on one of the pool's threads, in submission order.
   func submit(_ task: @escaping Task) {
-    lock.withLock {
+    let startsThread = lock.withLock {
       tasks.append(task)
       lock.broadcast()
+      guard tasks.count - taskHead > idleThreads, startedThreads < threadCount else { return false }
+      startedThreads += 1
+      return true
     }
+    if startsThread { startThread() }
   }
 
   /// Runs `body(i, buffer)` for every `i` in `0..<count`, spread over the pool's threads and
@@ -57,6 +66,7 @@ final class HashingPool: @unchecked Sendable {
       pthread_detach(thread)
     } else {
       Unmanaged<HashingPool>.fromOpaque(context).release()
+      lock.withLock { startedThreads -= 1 }
     }
   }
 
@@ -65,7 +75,11 @@ final class HashingPool: @unchecked Sendable {
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.bufferSize, alignment: 64)
     while true {
       let task = lock.withLock {
-        while taskHead == tasks.count { lock.wait() }
+        while taskHead == tasks.count {
+          idleThreads += 1
+          lock.wait()
+          idleThreads -= 1
+        }
         let task = tasks[taskHead]
         taskHead += 1
         if taskHead == tasks.count {

@@ -66,7 +66,7 @@ final class RunSession {
     }
     let backend: any JobBackend = slurm ?? local
     let tracking = fileTracking(ownJournal: (try? newJournal?.get())?.file)
-    let cache = tracking == nil ? nil : plan.cache.flatMap { try? OutputCache.open($0, loop: loop) }
+    let cache = tracking == nil ? nil : plan.cache.flatMap { try? OutputCache.open($0, loop: loop, hashes: hasher?.cache) }
     let driver = RunDriver(plan: plan, fileTracking: tracking, cache: cache, backend: backend, clock: loop)
     local.onWarning = { [unowned driver] in driver.warn($0) }
     slurm?.onWarning = { [unowned driver] in driver.warn($0) }

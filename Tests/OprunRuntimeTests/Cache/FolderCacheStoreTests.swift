@@ -108,4 +108,66 @@ import Testing
     store.runEnded(hits: 0, misses: 2, stored: 2)
     #expect(store.runCounts().map { [$0.hits, $0.misses, $0.stored] } == [[3, 1, 1], [0, 2, 2]])
   }
+
+  /// A store that remembers the blobs it read whole, its readings seeming to happen a minute
+  /// after now: a blob just put is then as old beside its reading as one put by an earlier run.
+  static func storeRememberingBlobs(in folder: Folder) -> FolderCacheStore {
+    FolderCacheStore(
+      root: folder.path + "/cache", maxSize: nil, marksUse: true, verifiedBlobs: HashCache(folder: nil),
+      clock: { Timestamp.now().minus(seconds: -60) })
+  }
+
+  /// The bytes of the blob as a restore would get them, and their SHA-256 as the writer tells it.
+  static func fetched(from store: FolderCacheStore, _ digest: String, in folder: Folder) throws -> (
+    text: String, digest: String
+  ) {
+    let path = folder.path + "/fetched"
+    let descriptor = open(path, O_RDWR | O_CREAT | O_TRUNC, 0o600)
+    defer { close(descriptor) }
+    let writer = BlobWriter(descriptor: descriptor)
+    #expect(try store.blob(digest, into: writer))
+    guard case .success(let bytes) = FileContents.read(path: path, limit: 1 << 20) else { return ("", "") }
+    return (String(decoding: bytes, as: UTF8.self), writer.digest())
+  }
+
+  @Test func aBlobFoundWholeIsKnownUntilSomeoneRewritesIt() throws {
+    let folder = Folder()
+    let store = Self.storeRememberingBlobs(in: folder)
+    let source = folder.write("app", "binary bytes")
+    let digest = ContentDigest.of(Array("binary bytes".utf8))
+    try Self.withBuffer { try store.putBlob(digest, from: source, buffer: $0) }
+    let blob = store.blobPath(digest)
+
+    let first = try Self.fetched(from: store, digest, in: folder)
+    #expect(first.text == "binary bytes" && first.digest == digest)
+    let found = try #require(FileStatus.of(blob, followingLink: false))
+    #expect(store.verifiedBlobs?.entries.withLookup { $0.digest(of: blob, status: found) } == digest)
+    #expect(try Self.fetched(from: store, digest, in: folder) == first, "copied as it was")
+
+    // Rewritten in place, the same size, its modification time put back: only the change
+    // time, which no one but the kernel sets, tells; the blob is read again, and its bytes
+    // are not taken for what its name says.
+    var before = stat()
+    #expect(stat(blob, &before) == 0)
+    #expect(chmod(blob, 0o600) == 0)
+    _ = folder.write("cache/cas/" + digest.prefix(2) + "/" + digest, "BINARY BYTES")
+    var times = [before.st_atim, before.st_mtim]
+    #expect(utimensat(AT_FDCWD, blob, &times, 0) == 0)
+    let rewritten = try Self.fetched(from: store, digest, in: folder)
+    #expect(rewritten.text == "BINARY BYTES")
+    #expect(rewritten.digest == ContentDigest.of(Array("BINARY BYTES".utf8)))
+  }
+
+  @Test func aHitMarksABlobLastUsedLongAgoUsed() throws {
+    let folder = Folder()
+    let store = Self.storeRememberingBlobs(in: folder)
+    let source = folder.write("app", "old bytes")
+    let digest = ContentDigest.of(Array("old bytes".utf8))
+    try Self.withBuffer { try store.putBlob(digest, from: source, buffer: $0) }
+    var times = [timespec(tv_sec: 1000, tv_nsec: 0), timespec(tv_sec: 1000, tv_nsec: 0)]
+    #expect(utimensat(AT_FDCWD, store.blobPath(digest), &times, 0) == 0)
+    #expect(try Self.fetched(from: store, digest, in: folder).text == "old bytes")
+    let marked = try #require(FileStatus.of(store.blobPath(digest), followingLink: false))
+    #expect(Timestamp.now().minus(seconds: 60) < marked.modified, "trimming sees it as used now")
+  }
 }

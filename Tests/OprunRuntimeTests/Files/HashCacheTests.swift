@@ -100,6 +100,23 @@ import Testing
     #expect(!HashCache.trusts(status, hashedAt: .init(seconds: 200, nanoseconds: 0), now: moved))
   }
 
+  @Test func aFileWrittenWithKnownBytesIsNotReadWhileItIsTheSame() throws {
+    let tree = try FileTree()
+    tree.write("out.bin", "restored")
+    // The clock as it is: the file was just written, so only its being vouched for spares
+    // the reading.
+    let hasher = FileHasher(cacheFolder: nil)
+    let written = try #require(FileStatus.of(tree.path("out.bin"), followingLink: false))
+    let digest = ContentDigest.of(Array("restored".utf8))
+    hasher.cache.vouch(for: "out.bin", status: written, digest: digest, writtenAt: .now())
+    #expect(try tree.snapshot(["out.bin"], hasher: hasher).files.map(\.digest) == [digest])
+    #expect(hasher.contentRead.files == 0)
+    tree.write("out.bin", "written again")
+    let again = try tree.snapshot(["out.bin"], hasher: hasher)
+    #expect(hasher.contentRead.files == 1, "a file changed since is read")
+    #expect(again.files.map(\.digest) == [ContentDigest.of(Array("written again".utf8))])
+  }
+
   @Test func touchingAFileReadsItAgainAndKeepsItsDigest() throws {
     let tree = try FileTree()
     tree.write("a.c", "a")
