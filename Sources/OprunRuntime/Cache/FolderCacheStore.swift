@@ -83,11 +83,18 @@ public final class FolderCacheStore: CacheStore {
     }
     let found = FileStatus(status)
     let marked = markUse(path, found)
-    if let verifiedBlobs, verifiedBlobs.entries.withLookup({ $0.digest(of: path, status: found) }) == digest {
+    // Only a blob no one but this user (or root) may write can be vouched for by its `stat`:
+    // one another user owns, they could change through a mapping without changing its times.
+    let remembered =
+      status.st_uid == geteuid() && status.st_mode & 0o022 == 0 ? verifiedBlobs : nil
+    if let remembered, remembered.entries.withLookup({ $0.digest(of: path, status: found) }) == digest {
       guard writer.copy(from: descriptor, count: Int(found.size), knownDigest: digest) else {
         throw CacheProblem("cannot write a restored file: \(errorMessage(writer.failure ?? EIO))")
       }
-      return true
+      // Written to while it was copied: its change time moved, and it is read as any other.
+      var after = stat()
+      if fstat(descriptor, &after) == 0, FileStatus(after) == found { return true }
+      writer.restart()
     }
     let startedAt = clock()
     posix_fadvise(descriptor, 0, 0, POSIX_FADV_SEQUENTIAL)
@@ -105,7 +112,7 @@ public final class FolderCacheStore: CacheStore {
     // What was read is what its name says, and stays known while its `stat` stays; a blob
     // whose times were just set to mark it used is read again next time.
     if !marked, writer.digest() == digest {
-      verifiedBlobs?.record(path, HashCache.Entry(status: found, hashedAt: startedAt, digest: digest))
+      remembered?.record(path, HashCache.Entry(status: found, hashedAt: startedAt, digest: digest))
     }
     return true
   }

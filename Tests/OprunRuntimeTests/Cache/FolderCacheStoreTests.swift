@@ -158,6 +158,19 @@ import Testing
     #expect(rewritten.digest == ContentDigest.of(Array("BINARY BYTES".utf8)))
   }
 
+  @Test func aBlobAnotherUserOwnsIsReadAtEveryRestore() throws {
+    let folder = Folder()
+    let store = Self.storeRememberingBlobs(in: folder)
+    let source = folder.write("app", "their bytes")
+    let digest = ContentDigest.of(Array("their bytes".utf8))
+    try Self.withBuffer { try store.putBlob(digest, from: source, buffer: $0) }
+    let blob = store.blobPath(digest)
+    #expect(chown(blob, 65534, 65534) == 0)
+    #expect(try Self.fetched(from: store, digest, in: folder).text == "their bytes")
+    let found = try #require(FileStatus.of(blob, followingLink: false))
+    #expect(store.verifiedBlobs?.entries.withLookup { $0.digest(of: blob, status: found) } == nil)
+  }
+
   @Test func aHitMarksABlobLastUsedLongAgoUsed() throws {
     let folder = Folder()
     let store = Self.storeRememberingBlobs(in: folder)
