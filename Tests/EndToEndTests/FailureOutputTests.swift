@@ -236,32 +236,60 @@ import Testing
         + "'oprun log' lists the runs\n")
   }
 
-  @Test func aRunWhoseJournalIsGoneIsSaidToBeGoneAndDroppedFromTheIndexWhenJournalsArePruned() throws {
+  /// How many bytes the index of runs grows by between two prunings of it (`RunIndex.pruningStep`).
+  static let indexPruningStep = 64 << 10
+
+  @Test func aRunWhoseJournalIsGoneIsSaidToBeGoneAndDroppedFromTheIndexWhenTheIndexGrowsPastAStep() throws {
     let (root, gone) = try Self.failingRunInJobsFolder()
     try FileManager.default.removeItem(atPath: root.path("jobs/.oprun"))
     let elsewhere = try Scratch()
-    let log = try runOprun(["log", gone], in: elsewhere, environment: ["XDG_STATE_HOME": root.stateHome])
-    #expect(log.status == 2)
-    #expect(log.stderr.contains("no run '\(gone)': the index of runs names its journal "), "\(log.stderr)")
-    #expect(log.stderr.contains("/jobs/.oprun/runs/\(gone).ndjson, which is gone"), "\(log.stderr)")
+    func expectGone(_ id: String, _ why: String) throws {
+      let log = try runOprun(["log", id], in: elsewhere, environment: ["XDG_STATE_HOME": root.stateHome])
+      #expect(log.status == 2, "\(why)")
+      #expect(log.stderr.contains("no run '\(id)': the index of runs names its journal "), "\(why): \(log.stderr)")
+      #expect(log.stderr.contains("/.oprun/runs/\(id).ndjson, which is gone"), "\(why): \(log.stderr)")
+    }
+    try expectGone(gone, "its folder was deleted")
 
-    // A manifest with as many journals as are kept: its next run removes the oldest, and the
-    // index loses the entry of the journal that is gone.
+    // A manifest with as many journals as are kept: its next run removes the oldest, and
+    // leaves the index as it was but for its own line.
     let other = try Scratch()
     try other.manifest("jobs: {only: {command: 'true'}}")
-    try FileManager.default.createDirectory(atPath: other.path(".oprun/runs"), withIntermediateDirectories: true)
-    for sequence in 1...20 {
-      try other.write(
-        ".oprun/runs/20260101T000000-7-\(sequence).ndjson",
-        #"{"type":"header","format":1,"run":"20260101T000000-7-\#(sequence)","manifest":"/elsewhere/jobs.yaml","#
-          + #""start":1767225600,"oprun":"0.1.0","args":[],"targets":[]}"# + "\n")
+    let index = root.stateHome + "/oprun/journals"
+    func indexedRuns() throws -> [String] {
+      try String(contentsOfFile: index, encoding: .utf8).split(separator: "\n")
+        .map { $0.split(separator: "\t").first.map(String.init) ?? "" }
     }
-    let run = try runOprun(["jobs.yaml"], in: other, environment: ["XDG_STATE_HOME": root.stateHome])
-    #expect(run.status == 0, "\(run.stderr)")
-    #expect(!other.exists(".oprun/runs/20260101T000000-7-1.ndjson"), "the oldest journal was pruned")
-    let entries = try String(contentsOfFile: root.stateHome + "/oprun/journals", encoding: .utf8)
-      .split(separator: "\n").map { $0.split(separator: "\t").first.map(String.init) }
-    #expect(entries.count == 1 && entries.first != gone, "\(entries)")
+    let first = try runOprun(
+      ["jobs.yaml", "--events", eventsFile], in: other, environment: ["XDG_STATE_HOME": root.stateHome])
+    #expect(first.status == 0, "\(first.stderr)")
+    let pruned = try #require(other.events.named("run-started").first?.string("run"))
+    let runs = other.path(".oprun/runs/")
+    for sequence in 2...20 {
+      try other.write(
+        ".oprun/runs/20991231T000000-7-\(sequence).ndjson",
+        #"{"type":"header","format":1,"run":"20991231T000000-7-\#(sequence)","manifest":"/elsewhere/jobs.yaml","#
+          + #""start":4102358400,"oprun":"0.1.0","args":[],"targets":[]}"# + "\n")
+    }
+    let second = try runOprun(["jobs.yaml"], in: other, environment: ["XDG_STATE_HOME": root.stateHome])
+    #expect(second.status == 0, "\(second.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: runs + pruned + ".ndjson"), "the oldest journal was pruned")
+    let indexed = try indexedRuns()
+    #expect(indexed.count == 3 && indexed.prefix(2) == [gone, pruned], "\(indexed)")
+    try expectGone(pruned, "it was pruned")
+
+    // Once a run grows the index past another step, the entries of journals that are gone are dropped.
+    let size = try #require(FileManager.default.attributesOfItem(atPath: index)[.size] as? Int)
+    let filler = "20991231T000000-9-1\t/gone/.oprun/runs/20991231T000000-9-1.ndjson\n"
+    let handle = try #require(FileHandle(forWritingAtPath: index))
+    try handle.seekToEnd()
+    let fillers = (Self.indexPruningStep - size) / filler.utf8.count
+    try handle.write(contentsOf: Data(String(repeating: filler, count: fillers).utf8))
+    try handle.close()
+    let third = try runOprun(["jobs.yaml"], in: other, environment: ["XDG_STATE_HOME": root.stateHome])
+    #expect(third.status == 0, "\(third.stderr)")
+    let kept = try indexedRuns()
+    #expect(kept.count == 2 && !kept.contains(gone) && !kept.contains(pruned), "\(kept)")
   }
 
   @Test func anIndexFolderEveryoneMayWriteOrAnIndexThatIsALinkIsNotUsedAndTheRunGoesOn() throws {

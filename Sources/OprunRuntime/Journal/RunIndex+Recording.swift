@@ -40,8 +40,7 @@ extension RunIndex {
   }
 
   /// Drops the entries whose journal is gone (and lines that lead to no run's journal), when
-  /// there are any: for a run that removed journals, or grew the index past another
-  /// ``pruningStep``. It looks at every entry's journal, in any folder the user ever ran in,
+  /// there are any: for a run that grew the index past another ``pruningStep``. It looks at every entry's journal, in any folder the user ever ran in,
   /// which may block for as long as a hung network mount does: so it holds no lock of the
   /// index meanwhile, and is not called on the run's loop. It reads the index under a shared
   /// lock, looks at the journals with none held, then takes the index exclusively without

@@ -8,7 +8,8 @@ import OprunCore
 /// from any folder.
 ///
 /// It only points at journals, which stay beside their manifests: an entry whose journal is
-/// gone is dropped when a run prunes journals (``dropEntriesOfGoneJournals(isGone:)``), and the index
+/// gone is dropped when a run grows the index past another ``pruningStep``
+/// (``dropEntriesOfGoneJournals(isGone:)``), and the index
 /// may be deleted at any time. Its folder is the user's own, as `.oprun/` is (``StateFolder/open()``):
 /// made with mode 0700 and the file 0600, the file never reached through a link, and neither
 /// used when another user owns it or everyone may write the folder.
@@ -20,10 +21,11 @@ public struct RunIndex: Sendable, Equatable {
   public var file: String { folder + "/" + Self.fileName }
 
   static let fileName = "journals"
-  /// Each time the index grows past another multiple of this many bytes (some 2,500 runs),
-  /// the run that grew it drops the entries whose journal is gone, so that an index of runs in
-  /// folders since deleted, which no pruning of journals reaches, stays small.
-  static let pruningStep = 256 << 10
+  /// Each time the index grows past another multiple of this many bytes (some 500 runs), the
+  /// run that grew it drops the entries whose journal is gone (pruned, or deleted with its
+  /// folder): the index stays within this much of its live entries, and no other run rewrites
+  /// it or looks at the journals it names.
+  static let pruningStep = 64 << 10
   /// An index longer than this is not read.
   static let maximumSize = 64 << 20
 

@@ -273,16 +273,18 @@ final class RunSession {
     }
   }
 
-  /// Removes this manifest's journals but the newest, keeping `newJournal` (this run's), and
-  /// then the index's entries of the journals that are gone. Those are looked at on one of the
-  /// hashing threads, never on the loop: they may be in any folder the user ever ran in, a
-  /// hung network mount among them, and the loop must go on reading output, timing jobs out
-  /// and taking signals meanwhile. Nothing waits for it: a run that ends first leaves the
-  /// index as it was (a new one replaces it whole, by rename), for a later run to prune.
+  /// Removes this manifest's journals but the newest, keeping `newJournal` (this run's); and,
+  /// when adding this run grew the index of runs past another step, the index's entries of the
+  /// journals that are gone. The index is left as it is otherwise, entries of journals just
+  /// removed included (`oprun log` says of those that their journal is gone): rewriting it, and
+  /// looking at every journal it names, for each run would cost every run more than the
+  /// run itself. The journals are looked at on one of the hashing threads, never on the loop:
+  /// they may be in any folder the user ever ran in, a hung network mount among them, and the
+  /// loop must go on reading output, timing jobs out and taking signals meanwhile.
   private func pruneJournals(keeping newJournal: String) {
     let folder = JournalFolder(manifestPath: configuration.manifestPath)
-    let removedJournals = folder.prune(keeping: newJournal, tracked: graph.trackedJobNames)
-    guard removedJournals || indexIsDueForPruning, let index = RunIndex.ofThisUser() else { return }
+    folder.prune(keeping: newJournal, tracked: graph.trackedJobNames)
+    guard indexIsDueForPruning, let index = RunIndex.ofThisUser() else { return }
     indexPruning = PendingValue(on: HashingPool.shared) {
       index.dropEntriesOfGoneJournals()
       return true
