@@ -18,6 +18,13 @@ public final class FileHasher: Sendable {
   private let read = Locked(ContentRead(files: 0, bytes: 0))
   /// Snapshots begun before they were asked for, each taken by the one request for it.
   private let prefetched = Locked<[FileSetRequest: PendingValue<FileSnapshot>]>([:])
+  /// Under `--watch`, what the watcher vouches for (``WatchedLooks``); given before any walk.
+  private let looks = Locked<WatchedLooks?>(nil)
+
+  /// Has every walk from now on take the statuses `looks` vouches for, and record its own there.
+  func walk(with looks: WatchedLooks) {
+    self.looks.withLock { $0 = looks }
+  }
 
   /// A hasher whose cache is kept in `cacheFolder` (the manifest's `.oprun`), or in memory
   /// only when nil. The cache is written by `cache.save()`, not before.
@@ -62,7 +69,7 @@ public final class FileHasher: Sendable {
 
   /// The snapshot of `request`, reading on this thread through `buffer`.
   func snapshot(_ request: FileSetRequest, buffer: UnsafeMutableRawBufferPointer) -> FileSnapshot {
-    let selection = FileSelection(request)
+    let selection = FileSelection(request, looks: looks.withLock { $0 })
     let files = selection.files
     var records = recordsKnown(files, buffer: buffer)
     let toRead = records.indices.filter { records[$0].kind == .file && records[$0].digest.isEmpty }

@@ -21,7 +21,9 @@ struct FileSelection {
   /// Indices of the request's patterns (exclusions aside) that matched no file.
   var unmatchedPatterns: [Int] = []
 
-  init(_ request: FileSetRequest) {
+  /// The files `request` matches now; `looks`, under `--watch`, lends the statuses of files
+  /// the watcher vouches for.
+  init(_ request: FileSetRequest, looks: WatchedLooks? = nil) {
     let folder = LexicalPath.resolve(request.folder, from: "/")
     let manifestFolder = LexicalPath.resolve(request.manifestFolder, from: "/")
     let all = request.patterns + request.excluded
@@ -31,7 +33,7 @@ struct FileSelection {
           pattern, from: folder, manifestFolder: manifestFolder,
           leadsWalk: index < request.patterns.count && !pattern.isExclusion)
       },
-      manifestFolder: manifestFolder)
+      manifestFolder: manifestFolder, looks: looks)
     func adds(_ file: File) -> Bool {
       file.found.patterns.contains { $0 < request.patterns.count && !request.patterns[$0].isExclusion }
     }

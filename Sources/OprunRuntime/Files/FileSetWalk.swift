@@ -31,6 +31,8 @@ final class FileSetWalk: @unchecked Sendable {
   private let privateFolderParts: (parent: String, name: String)
   /// Threads that walk beside the caller; nil walks on the caller's alone.
   private let pool: HashingPool?
+  /// Under `--watch`: files' statuses the watcher vouches for, and where this walk's go.
+  private let looks: WatchedLooks?
 
   private let lock = ConditionLock()
   // Guarded by `lock`.
@@ -52,13 +54,14 @@ final class FileSetWalk: @unchecked Sendable {
 
   /// Walks for `patterns`, recording paths relative to `manifestFolder`; its `.oprun/` and
   /// what is under it are never matched.
-  init(patterns: [WalkPattern], manifestFolder: String, pool: HashingPool? = .shared) {
+  init(patterns: [WalkPattern], manifestFolder: String, pool: HashingPool? = .shared, looks: WatchedLooks? = nil) {
     self.patterns = patterns
     self.manifestFolder = manifestFolder
     let privateFolder = StateFolder(manifestFolder: manifestFolder).path
     self.privateFolder = privateFolder
     privateFolderParts = (PathParts.folder(of: privateFolder), PathParts.fileName(of: privateFolder))
     self.pool = pool
+    self.looks = looks
   }
 
   /// What listing a folder found, in the byte order of paths: the files matched, and the
@@ -190,6 +193,9 @@ final class FileSetWalk: @unchecked Sendable {
     let holdsPrivateFolder = folder == privateFolderParts.parent
     // Its files' recorded paths go on from it: worked out once, not for each file.
     let recordedFolder = LexicalPath.relative(folder, to: manifestFolder)
+    var lender = looks?.lender(for: folder)
+    var looked: WatchedLooks.FolderLook = []
+    defer { looks?.record(looked, in: folder) }
     for (entry, knownStatus) in listing.sortedAsPaths() {
       if holdsPrivateFolder && entry.name == privateFolderParts.name { continue }
       var lazyStatus = knownStatus
@@ -217,7 +223,10 @@ final class FileSetWalk: @unchecked Sendable {
           inside.append((path, stepsInside))
           found.folders.append((found.files.count, path))
         }
-      } else if !matched.isEmpty, let status = status() ?? (errno == ENOENT ? nil : .unknown) {
+      } else if !matched.isEmpty,
+        let status = lender?.status(of: entry.name) ?? status() ?? (errno == ENOENT ? nil : .unknown)
+      {
+        if looks != nil, status.type != 0 { looked.append((entry.name, status)) }
         // One that cannot be looked at (a folder that can be listed but not searched) is
         // recorded as a file that cannot be read; one gone since the listing is no file.
         let matches = Found(status: status, followsLink: false, patterns: matched)

@@ -29,6 +29,12 @@ public final class FileWatcher {
   /// The kernel's limit of watches (`fs.inotify.max_user_watches`) was reached: some folder
   /// is not watched, and changes in it are heard of only by looking.
   public private(set) var limitReached = false
+  /// Every path named since ``takeNamed()`` last emptied it, before anyone's filter; and
+  /// whether the kernel's queue overflowed meanwhile, so that some change was never named.
+  private var named: Set<String> = []
+  private var overflowedSinceTaken = false
+  /// Notices read while no loop served the watcher, for the next loop that does.
+  private var unreported: [Notice] = []
 
   private static let changeMask: UInt32 =
     UInt32(IN_CLOSE_WRITE | IN_MODIFY | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB)
@@ -57,13 +63,40 @@ public final class FileWatcher {
     return true
   }
 
-  /// Serves the descriptor on `loop`, calling `onNotice` with what each read brings.
+  /// Serves the descriptor on `loop`, calling `onNotice` with what each read brings (first,
+  /// from the loop, what ``readQueued()`` read while no loop served it).
   public func serve(on loop: EventLoop, onNotice: @escaping (Notice) -> Void) {
     stopServing()
     servingLoop = loop
     self.onNotice = onNotice
     loop.watch(fd: descriptor) { [weak self] in self?.readEvents() }
+    if !unreported.isEmpty {
+      _ = loop.schedule(after: 0) { [weak self] in
+        guard let self, let onNotice = self.onNotice else { return }
+        let notices = unreported
+        unreported = []
+        for notice in notices { onNotice(notice) }
+      }
+    }
   }
+
+  /// Reads what the kernel has queued by now: into ``takeNamed()``'s paths, and reported to
+  /// the loop serving the watcher (or the next one to).
+  public func readQueued() {
+    guard !isClosed else { return }
+    readEvents()
+  }
+
+  /// The paths named since the last call (or since the watcher was made), before anyone's
+  /// filter, and whether the kernel's queue overflowed meanwhile.
+  public func takeNamed() -> (paths: Set<String>, overflowed: Bool) {
+    defer { (named, overflowedSinceTaken) = ([], false) }
+    return (named, overflowedSinceTaken)
+  }
+
+  /// The watch of each folder watched now: one whose watch is the same at two moments was
+  /// watched without a break between them.
+  public var folderWatches: [String: Int32] { watches }
 
   /// Stops serving the descriptor; events go on queueing in the kernel.
   public func stopServing() {
@@ -160,8 +193,15 @@ public final class FileWatcher {
         }
       }
     }
-    guard let onNotice else { return }
-    if overflowed { onNotice(.overflowed) } else if !changed.isEmpty { onNotice(.changed(changed)) }
+    named.formUnion(changed)
+    if overflowed { overflowedSinceTaken = true }
+    let notice: Notice? = overflowed ? .overflowed : changed.isEmpty ? nil : .changed(changed)
+    guard let notice else { return }
+    guard let onNotice else {
+      unreported.append(notice)
+      return
+    }
+    onNotice(notice)
   }
 
   private func forget(_ wd: Int32) {

@@ -16,7 +16,10 @@ extension RunPlan {
   ///
   /// `loaded`, when given, is the graph to run instead of the manifest's file: under `--watch`,
   /// the last good manifest, while the file has errors.
-  static func prepare(_ configuration: RunConfiguration, loaded: JobGraph? = nil) -> Result<PreparedRun, RunCommandLine.Message> {
+  /// `looks`: a `--watch` cycle's, lent to every walk of the run.
+  static func prepare(_ configuration: RunConfiguration, loaded: JobGraph? = nil, looks: WatchedLooks? = nil) -> Result<
+    PreparedRun, RunCommandLine.Message
+  > {
     // Before anything is read: another run's lock released after this is news to this run.
     let preparedAt = MonotonicClock.now()
     // A .oprun/ another user controls is not used: the run goes on as with --no-journal (SPEC §9).
@@ -57,6 +60,7 @@ extension RunPlan {
       ? nil : usesState ? FileHasher.forManifest(at: configuration.manifestPath) : FileHasher(cacheFolder: nil)
     // Under --resume too, and so in each --watch cycle: a job whose files decide is checked
     // whatever the journal says, and its walk is most of what a cycle waits for before it runs.
+    if let hasher, let looks { hasher.walk(with: looks) }
     if let hasher, !configuration.force { hasher.prefetchFirstChecks(of: graph) }
     let needsFingerprints = configuration.keepsJournal || resume || !tracked.isEmpty
     var plan = RunPlan(

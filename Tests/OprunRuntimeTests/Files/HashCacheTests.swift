@@ -117,6 +117,34 @@ import Testing
     #expect(again.files.map(\.digest) == [ContentDigest.of(Array("written again".utf8))])
   }
 
+  @Test func aWalkUnderWatchTakesTheStatusTheWatcherVouchesForAndLooksAtWhatItNamed() throws {
+    let tree = try FileTree()
+    tree.write("src/a.c", "real a")
+    tree.write("src/b.c", "real b")
+    // What the last cycle found of both, and what the cache knows of files so: a walk that
+    // takes that status finds the cached digest without reading the file.
+    let lent = status(42)
+    let earlier: [String: WatchedLooks.FolderLook] = [tree.path("src"): [("a.c", lent), ("b.c", lent)]]
+    func snapshot(named: Set<String>, steadyFolders: Set<String>) throws -> (digests: [String], looks: WatchedLooks) {
+      let hasher = hasherLongAfter(cacheFolder: nil)
+      hasher.cache.record("src/a.c", entry(42))
+      hasher.cache.record("src/b.c", entry(42))
+      let looks = WatchedLooks(earlier: earlier, named: named, steadyFolders: steadyFolders)
+      hasher.walk(with: looks)
+      return (try tree.snapshot(["src/"], hasher: hasher).files.map(\.digest), looks)
+    }
+    let real = ["real a", "real b"].map { ContentDigest.of(Array($0.utf8)) }
+
+    let (digests, looks) = try snapshot(named: [tree.path("src/b.c")], steadyFolders: [tree.path("src")])
+    #expect(digests == [digest(42), real[1]], "a.c's status lent, b.c looked at: the kernel named it")
+    let found = looks.foundLooks[tree.path("src")] ?? []
+    #expect(found.map(\.name) == ["a.c", "b.c"])
+    #expect(found.first?.status == lent, "kept for the next cycle")
+    #expect(found.last?.status.inode != 42)
+
+    #expect(try snapshot(named: [], steadyFolders: []).digests == real, "a folder watched afresh lends nothing")
+  }
+
   @Test func touchingAFileReadsItAgainAndKeepsItsDigest() throws {
     let tree = try FileTree()
     tree.write("a.c", "a")

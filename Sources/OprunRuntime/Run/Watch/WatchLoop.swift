@@ -14,6 +14,9 @@ final class WatchLoop {
   private var warnedOfLimit = false
   /// How the last cycle ended, and when.
   private var lastCycle: (summary: RunSummary?, endedAt: Double)?
+  /// What the last cycle's walks were lent and found, and the folders' watches as it began.
+  private var lastLooks: WatchedLooks?
+  private var watchesAtLastLooks: [String: Int32] = [:]
 
   init(configuration: RunConfiguration, graph: JobGraph, delay: Double) throws(SystemError) {
     self.configuration = configuration
@@ -30,6 +33,7 @@ final class WatchLoop {
     var lastGood = first.plan.graph
     var manifestIsBroken = false
     watch()
+    first.hasher?.walk(with: nextLooks())
     while true {
       let session = RunSession(plan: prepared.plan, configuration: configuration, hasher: prepared.hasher)
       var changedDuringCycle: [String] = []
@@ -56,7 +60,7 @@ final class WatchLoop {
         if changed.isEmpty { changed = waitForChanges(graph: prepared.plan.graph) }
         // The manifest is read again when it changed; while it has errors, the last good one runs.
         let rereads = !manifestIsBroken || changed.contains(where: files.isManifestFile)
-        switch RunPlan.prepare(configuration, loaded: rereads ? nil : lastGood) {
+        switch RunPlan.prepare(configuration, loaded: rereads ? nil : lastGood, looks: nextLooks()) {
         case .success(let next):
           prepared = next
           if rereads {
@@ -77,7 +81,8 @@ final class WatchLoop {
           // The errors are said; what else changed runs with the last good manifest.
           let others = changed.filter { !files.isManifestFile($0) }
           changed = []
-          guard rereads, !others.isEmpty, case .success(let next) = RunPlan.prepare(configuration, loaded: lastGood)
+          guard rereads, !others.isEmpty,
+            case .success(let next) = RunPlan.prepare(configuration, loaded: lastGood, looks: nextLooks())
           else { continue }
           RunCommandLine.writeAll(2, Self.runningLastGood)
           prepared = next
@@ -88,6 +93,28 @@ final class WatchLoop {
   }
 
   static let runningLastGood = "oprun: running the last good manifest until its errors are fixed\n"
+
+  /// What the next cycle's walks are lent (SPEC §13): the statuses the last cycle's walks
+  /// found, but of the files the kernel named since it began (whatever the filters make of
+  /// them: a job's output is no change to watch, but it may be another job's input) and of
+  /// folders not watched without a break since; nothing after the kernel's queue overflowed,
+  /// or while the watcher polls. Events still queued are read first: a change made before
+  /// this moment is among those named.
+  private func nextLooks() -> WatchedLooks {
+    watcher.readQueued()
+    let (named, overflowed) = watcher.takeNamed()
+    let watches = watcher.folderWatches
+    let looks =
+      if let lastLooks, !overflowed, !watcher.limitReached {
+        WatchedLooks(
+          earlier: lastLooks.foundLooks, named: named,
+          steadyFolders: Set(watches.filter { watchesAtLastLooks[$0.key] == $0.value }.keys))
+      } else {
+        WatchedLooks()
+      }
+    (lastLooks, watchesAtLastLooks) = (looks, watches)
+    return looks
+  }
 
   /// Serves the watcher on a running cycle's `loop`: the paths whose content differs go to
   /// `onChange`, which cancels what they make stale.
