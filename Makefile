@@ -57,7 +57,7 @@ build: deps static-c++
 # Where the C++ compiler keeps libstdc++.a; without one there, the shared library is linked.
 static-c++:
 	@archive=$$(c++ -print-file-name=libstdc++.a 2>/dev/null); mkdir -p $(STATIC_CXX); \
-	if [ -f "$$archive" ]; then ln -sf "$$archive" $(STATIC_CXX)/libstdc++.a; fi
+	rm -f $(STATIC_CXX)/libstdc++.a; if [ -f "$$archive" ]; then ln -s "$$archive" $(STATIC_CXX)/libstdc++.a; fi
 
 debug: deps
 	$(SWIFT) build
