@@ -226,7 +226,9 @@ final class FileSetWalk: @unchecked Sendable {
       } else if !matched.isEmpty,
         let status = lender?.status(of: entry.name) ?? status() ?? (errno == ENOENT ? nil : .unknown)
       {
-        if looks != nil, status.type != 0 { looked.append((entry.name, status)) }
+        // A file of several names may be written through one in a folder no one watches,
+        // which the kernel names to no watcher here: it is looked at every time.
+        if looks != nil, status.type != 0, status.links == 1 { looked.append((entry.name, status)) }
         // One that cannot be looked at (a folder that can be listed but not searched) is
         // recorded as a file that cannot be read; one gone since the listing is no file.
         let matches = Found(status: status, followsLink: false, patterns: matched)

@@ -10,6 +10,8 @@ struct FileStatus: Equatable, Sendable {
   var changed: Timestamp
   /// `S_IFMT` bits of the mode.
   var type: UInt32
+  /// How many names the file has (`st_nlink`); 1 where it is not known (a saved entry).
+  var links: UInt64 = 1
 
   init(_ status: stat) {
     device = UInt64(status.st_dev)
@@ -18,6 +20,7 @@ struct FileStatus: Equatable, Sendable {
     modified = Timestamp(status.st_mtim)
     changed = Timestamp(status.st_ctim)
     type = UInt32(status.st_mode) & UInt32(S_IFMT)
+    links = UInt64(status.st_nlink)
   }
 
   /// Nothing known of it: of no kind, so recorded as what cannot be read.

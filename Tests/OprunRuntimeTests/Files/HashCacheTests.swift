@@ -145,6 +145,19 @@ import Testing
     #expect(try snapshot(named: [], steadyFolders: []).digests == real, "a folder watched afresh lends nothing")
   }
 
+  @Test func aWalkUnderWatchKeepsNoStatusOfAFileWithAnotherName() throws {
+    let tree = try FileTree()
+    tree.write("src/a.c", "a")
+    tree.write("src/b.c", "b")
+    // Written through this name, b.c changes with no event naming it in src/.
+    #expect(link(tree.path("src/b.c"), tree.path("elsewhere.c")) == 0)
+    let hasher = FileHasher(cacheFolder: nil)
+    let looks = WatchedLooks()
+    hasher.walk(with: looks)
+    _ = try tree.snapshot(["src/"], hasher: hasher)
+    #expect(looks.foundLooks[tree.path("src")]?.map(\.name) == ["a.c"], "b.c is looked at every time")
+  }
+
   @Test func touchingAFileReadsItAgainAndKeepsItsDigest() throws {
     let tree = try FileTree()
     tree.write("a.c", "a")
