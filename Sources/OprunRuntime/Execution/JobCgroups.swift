@@ -94,7 +94,7 @@ final class JobCgroups {
   }
 
   /// Gives an attempt a cgroup, held to `memory` bytes when given (no swap beyond it), its
-  /// counters starting from nothing, with its `cgroup.procs` open for a new process to join
+  /// counters starting from nothing, with its `cgroup.procs` (v1: `tasks`) open for a new process to join
   /// (close-on-exec): an emptied one from the free pool, reset, where there is one, else a new
   /// one named by slot (`slotK`, in each run folder). Nil when none can be had, and then
   /// nothing is left of a new one.
@@ -125,7 +125,7 @@ final class JobCgroups {
       folders.append(folder)
     }
     let group = JobCgroup(folders: folders)
-    guard group.opensProcs(), limit(group, to: memory) else {
+    guard group.opensProcs(joiningThrough: version == .v1 ? "tasks" : "cgroup.procs"), limit(group, to: memory) else {
       destroy(group)
       return nil
     }
@@ -291,7 +291,11 @@ final class JobCgroup {
   let folders: [String]
   /// The `cgroup.procs` of each folder, open (read and write, close-on-exec) while it lives.
   private var procs: [Int32] = []
-  /// What each new process of the attempt writes itself into; empty after ``closeJoining()``.
+  /// The file of each folder a new process writes itself into, open (close-on-exec) while it
+  /// lives: `cgroup.procs`, or v1's `tasks` (see ``opensProcs(joiningThrough:)``).
+  private var joinFiles: [Int32] = []
+  /// What each new process of the attempt writes itself into (``joinFiles``); empty after
+  /// ``closeJoining()``.
   private(set) var joining: [Int32] = []
   /// The limit it holds now, in bytes; nil: none.
   var memoryLimit: Int?
@@ -307,20 +311,35 @@ final class JobCgroup {
     self.folders = folders
   }
 
-  /// Opens each folder's `cgroup.procs`, for joining and for seeing whether it is empty.
-  func opensProcs() -> Bool {
+  /// Opens each folder's `cgroup.procs`, for seeing whether it is empty, and the file named
+  /// `joinFile` in it, for joining.
+  ///
+  /// On cgroup v1 a new process joins through `tasks`: writing "0" there moves the calling
+  /// thread, which in a child that has not exec'd yet is the whole process, and the kernel
+  /// moves a thread that moves itself without taking the lock every fork in the system waits
+  /// on. Through `cgroup.procs` it takes that lock for writing, and the first writer after a
+  /// quiet moment sleeps a whole RCU grace period (milliseconds, tens of them on a loaded
+  /// machine) before its command can start.
+  func opensProcs(joiningThrough joinFile: String) -> Bool {
     for folder in folders {
       let descriptor = open(folder + "/cgroup.procs", O_RDWR | O_CLOEXEC)
       guard descriptor >= 0 else { return false }
       procs.append(descriptor)
+      if joinFile == "cgroup.procs" {
+        joinFiles.append(descriptor)
+      } else {
+        let join = open(folder + "/" + joinFile, O_WRONLY | O_CLOEXEC)
+        guard join >= 0 else { return false }
+        joinFiles.append(join)
+      }
     }
-    joining = procs
+    joining = joinFiles
     return true
   }
 
   /// A new attempt's processes may join.
   func openJoining() {
-    joining = procs
+    joining = joinFiles
   }
 
   /// Every process of the attempt has started: no other may join.
@@ -368,9 +387,10 @@ final class JobCgroup {
 
   /// Closes every file it keeps open: the cgroup is being removed.
   func closeFiles() {
-    for descriptor in procs { close(descriptor) }
+    for descriptor in Set(procs + joinFiles) { close(descriptor) }
     for descriptor in files.values where descriptor >= 0 { close(descriptor) }
     procs = []
+    joinFiles = []
     joining = []
     files = [:]
   }
