@@ -32,12 +32,7 @@ import Testing
   }
 
   static func blob(of store: FolderCacheStore, _ digest: String, in folder: Folder) throws -> String? {
-    let path = folder.path + "/fetched"
-    let descriptor = open(path, O_RDWR | O_CREAT | O_TRUNC, 0o600)
-    defer { close(descriptor) }
-    guard try store.blob(digest, into: BlobWriter(descriptor: descriptor)) else { return nil }
-    guard case .success(let bytes) = FileContents.read(path: path, limit: 1 << 20) else { return nil }
-    return String(decoding: bytes, as: UTF8.self)
+    try fetched(from: store, digest, in: folder)?.text
   }
 
   static func withBuffer<T>(_ body: (UnsafeMutableRawBufferPointer) throws -> T) rethrows -> T {
@@ -117,32 +112,45 @@ import Testing
       clock: { Timestamp.now().minus(seconds: -60) })
   }
 
-  /// The bytes of the blob as a restore would get them, and their SHA-256 as the writer tells it.
+  /// The bytes of the blob as a restore would get them, and their SHA-256 as the writer tells
+  /// it; nil when there is no such blob.
   static func fetched(from store: FolderCacheStore, _ digest: String, in folder: Folder) throws -> (
     text: String, digest: String
-  ) {
+  )? {
     let path = folder.path + "/fetched"
     let descriptor = open(path, O_RDWR | O_CREAT | O_TRUNC, 0o600)
     defer { close(descriptor) }
     let writer = BlobWriter(descriptor: descriptor)
-    #expect(try store.blob(digest, into: writer))
-    guard case .success(let bytes) = FileContents.read(path: path, limit: 1 << 20) else { return ("", "") }
+    guard try store.blob(digest, into: writer) else { return nil }
+    guard case .success(let bytes) = FileContents.read(path: path, limit: 1 << 20) else { return nil }
     return (String(decoding: bytes, as: UTF8.self), writer.digest())
+  }
+
+  /// `text` put in `store` as a blob, from a file in `folder`; its digest.
+  static func put(_ text: String, into store: FolderCacheStore, in folder: Folder) throws -> String {
+    let source = folder.write("app", text)
+    let digest = ContentDigest.of(Array(text.utf8))
+    try withBuffer { try store.putBlob(digest, from: source, buffer: $0) }
+    return digest
+  }
+
+  /// What `store` remembers of the blob at `path`, as its file is now.
+  static func remembered(_ path: String, by store: FolderCacheStore) throws -> String? {
+    let found = try #require(FileStatus.of(path, followingLink: false))
+    return store.verifiedBlobs?.entries.withLookup { $0.digest(of: path, status: found) }
   }
 
   @Test func aBlobFoundWholeIsKnownUntilSomeoneRewritesIt() throws {
     let folder = Folder()
     let store = Self.storeRememberingBlobs(in: folder)
-    let source = folder.write("app", "binary bytes")
-    let digest = ContentDigest.of(Array("binary bytes".utf8))
-    try Self.withBuffer { try store.putBlob(digest, from: source, buffer: $0) }
+    let digest = try Self.put("binary bytes", into: store, in: folder)
     let blob = store.blobPath(digest)
 
-    let first = try Self.fetched(from: store, digest, in: folder)
+    let first = try #require(try Self.fetched(from: store, digest, in: folder))
     #expect(first.text == "binary bytes" && first.digest == digest)
-    let found = try #require(FileStatus.of(blob, followingLink: false))
-    #expect(store.verifiedBlobs?.entries.withLookup { $0.digest(of: blob, status: found) } == digest)
-    #expect(try Self.fetched(from: store, digest, in: folder) == first, "copied as it was")
+    #expect(try Self.remembered(blob, by: store) == digest)
+    let copied = try #require(try Self.fetched(from: store, digest, in: folder))
+    #expect(copied == first, "copied as it was")
 
     // Rewritten in place, the same size, its modification time put back: only the change
     // time, which no one but the kernel sets, tells; the blob is read again, and its bytes
@@ -153,7 +161,7 @@ import Testing
     _ = folder.write("cache/cas/" + digest.prefix(2) + "/" + digest, "BINARY BYTES")
     var times = [before.st_atim, before.st_mtim]
     #expect(utimensat(AT_FDCWD, blob, &times, 0) == 0)
-    let rewritten = try Self.fetched(from: store, digest, in: folder)
+    let rewritten = try #require(try Self.fetched(from: store, digest, in: folder))
     #expect(rewritten.text == "BINARY BYTES")
     #expect(rewritten.digest == ContentDigest.of(Array("BINARY BYTES".utf8)))
   }
@@ -161,25 +169,20 @@ import Testing
   @Test func aBlobAnotherUserOwnsIsReadAtEveryRestore() throws {
     let folder = Folder()
     let store = Self.storeRememberingBlobs(in: folder)
-    let source = folder.write("app", "their bytes")
-    let digest = ContentDigest.of(Array("their bytes".utf8))
-    try Self.withBuffer { try store.putBlob(digest, from: source, buffer: $0) }
+    let digest = try Self.put("their bytes", into: store, in: folder)
     let blob = store.blobPath(digest)
     #expect(chown(blob, 65534, 65534) == 0)
-    #expect(try Self.fetched(from: store, digest, in: folder).text == "their bytes")
-    let found = try #require(FileStatus.of(blob, followingLink: false))
-    #expect(store.verifiedBlobs?.entries.withLookup { $0.digest(of: blob, status: found) } == nil)
+    #expect(try Self.fetched(from: store, digest, in: folder)?.text == "their bytes")
+    #expect(try Self.remembered(blob, by: store) == nil)
   }
 
   @Test func aHitMarksABlobLastUsedLongAgoUsed() throws {
     let folder = Folder()
     let store = Self.storeRememberingBlobs(in: folder)
-    let source = folder.write("app", "old bytes")
-    let digest = ContentDigest.of(Array("old bytes".utf8))
-    try Self.withBuffer { try store.putBlob(digest, from: source, buffer: $0) }
+    let digest = try Self.put("old bytes", into: store, in: folder)
     var times = [timespec(tv_sec: 1000, tv_nsec: 0), timespec(tv_sec: 1000, tv_nsec: 0)]
     #expect(utimensat(AT_FDCWD, store.blobPath(digest), &times, 0) == 0)
-    #expect(try Self.fetched(from: store, digest, in: folder).text == "old bytes")
+    #expect(try Self.fetched(from: store, digest, in: folder)?.text == "old bytes")
     let marked = try #require(FileStatus.of(store.blobPath(digest), followingLink: false))
     #expect(Timestamp.now().minus(seconds: 60) < marked.modified, "trimming sees it as used now")
   }
