@@ -28,7 +28,6 @@ import Testing
     _ folder: Scratch, manifest: String = site, target: String = "build", _ extra: [String] = []
   ) throws -> OprunProcess {
     try folder.write("jobs.yaml", manifest)
-    try FileManager.default.createDirectory(atPath: folder.path("src"), withIntermediateDirectories: true)
     try folder.write("src/a.txt", "a\n")
     return try OprunProcess(["--watch", "--events", "events.ndjson"] + extra + ["jobs.yaml", target], in: folder)
   }
@@ -151,7 +150,6 @@ import Testing
     files: [String: String], edit: (path: String, text: String)
   ) throws {
     let folder = try Scratch()
-    try FileManager.default.createDirectory(atPath: folder.path("ci"), withIntermediateDirectories: true)
     for (path, text) in files { try folder.write(path, text) }
     let manifest = """
       include: [ci/common.yaml]
@@ -278,9 +276,6 @@ import Testing
         make: {command: "true", outputs: [gen/out.txt]}
         other: {command: echo other >> log, inputs: [other/]}
       """)
-    for subfolder in ["gen", "other"] {
-      try FileManager.default.createDirectory(atPath: folder.path(subfolder), withIntermediateDirectories: true)
-    }
     try folder.write("gen/out.txt", "v0\n")
     try folder.write("other/x.txt", "x0\n")
     let oprun = try OprunProcess(["--watch", "jobs.yaml"], in: folder)
@@ -352,7 +347,6 @@ import Testing
           inputs: [a.txt]
           outputs: [data/new.txt]
       """)
-    try FileManager.default.createDirectory(atPath: folder.path("data"), withIntermediateDirectories: true)
     try folder.write("data/old.txt", "old\n")
     try folder.write("a.txt", "a1\n")
     let oprun = try OprunProcess(["--watch", "--events", "events.ndjson", "jobs.yaml", "writer"], in: folder)

@@ -32,10 +32,12 @@ final class Scratch: @unchecked Sendable {
 
   func path(_ name: String) -> String { url.appendingPathComponent(name).path }
 
-  /// Writes `text` to `name` in this folder and returns its path.
+  /// Writes `text` to `name` in this folder, making the folders it is in, and returns its path.
   @discardableResult
   func write(_ name: String, _ text: String) throws -> String {
     let path = path(name)
+    try FileManager.default.createDirectory(
+      atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
     try text.write(toFile: path, atomically: true, encoding: .utf8)
     return path
   }
