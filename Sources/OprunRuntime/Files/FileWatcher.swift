@@ -1,4 +1,5 @@
 import Glibc
+import OprunCore
 
 /// Hears from the kernel (inotify) of changes under folders: the descriptor is served by an
 /// ``EventLoop`` like any other readable one, so waiting for a change costs no CPU.
@@ -186,6 +187,14 @@ public final class FileWatcher {
         let path = name.isEmpty ? folder : folder + "/" + name
         changed.append(path)
         let isFolder = mask & UInt32(IN_ISDIR) != 0
+        // A folder moved away or removed leaves its watches watching something else, or
+        // nothing: its path, and the paths under it, are no longer watched by them, and a
+        // folder made there later is watched afresh.
+        if isFolder, mask & UInt32(IN_MOVED_FROM | IN_DELETE) != 0 { forgetPaths(under: path) }
+        // A watched folder whose parent is not watched (a root) says so itself.
+        if name.isEmpty, mask & UInt32(IN_MOVE_SELF) != 0, watches[PathParts.folder(of: folder)] == nil {
+          forgetPaths(under: folder)
+        }
         if isFolder, mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0, recursive.contains(wd) {
           // Files may have been put in it before its watch was added: they are news too.
           watch(folder: path)
@@ -204,8 +213,14 @@ public final class FileWatcher {
     onNotice(notice)
   }
 
+  /// Drops `folder` and the folders under it from ``watches``; their watches go on and are
+  /// found again by the path they have now when it is watched.
+  private func forgetPaths(under folder: String) {
+    for path in watches.keys where path == folder || path.hasPrefix(folder + "/") { watches.removeValue(forKey: path) }
+  }
+
   private func forget(_ wd: Int32) {
-    if let path = paths.removeValue(forKey: wd) { watches.removeValue(forKey: path) }
+    if let path = paths.removeValue(forKey: wd), watches[path] == wd { watches.removeValue(forKey: path) }
     recursive.remove(wd)
   }
 }

@@ -57,6 +57,25 @@ import Testing
     #expect(seen.contains(late))
   }
 
+  @Test func aFolderMadeWhereOneWasMovedAwayIsWatchedAfreshAndItsFilesAreNews() throws {
+    let root = try scratchFolder()
+    mkdir(root + "/sub", 0o755)
+    mkdir(root + "/sub/deeper", 0o755)
+    let watcher = try FileWatcher()
+    watcher.watch(folder: root)
+    let before = watcher.folderWatches
+    _ = changes(of: watcher, including: [root + "/moved", root + "/sub"]) {
+      rename(root + "/sub", root + "/moved")
+      mkdir(root + "/sub", 0o755)
+    }
+    #expect(watcher.folderWatches[root + "/moved"] == before[root + "/sub"], "the same folder, watched where it went")
+    #expect(watcher.folderWatches[root + "/sub"] != before[root + "/sub"], "the new folder has a watch of its own")
+    #expect(watcher.folderWatches[root + "/sub/deeper"] == nil, "nothing is there yet")
+    let late = root + "/sub/late.txt"
+    let seen = changes(of: watcher, including: [late]) { write("after", to: late) }
+    #expect(seen.contains(late))
+  }
+
   @Test func aRenameOverAFileNamesTheFile() throws {
     let root = try scratchFolder()
     write("old", to: root + "/page.md")
