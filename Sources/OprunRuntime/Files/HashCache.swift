@@ -34,7 +34,7 @@ public final class HashCache: Sendable {
     var recorded: [String: Entry] = [:]
     /// The paths of `recorded` not yet written to the file.
     var unsaved: Set<String> = []
-    /// Files this run wrote with bytes it knew (``vouch(for:status:digest:)``), each trusted
+    /// Files this run wrote with bytes it knew (``vouch(for:status:digest:writtenAt:)``), each trusted
     /// while its `stat` is exactly what it was just after the writing.
     var vouched: [String: Entry] = [:]
     /// The file as this cache last read or wrote it; nil when it is to be written whole.
