@@ -194,9 +194,9 @@ struct Run: ParsableCommand {
   func run() throws {
     let switches = RunSwitches(
       quiet: quiet, verbose: verbose, keepGoing: keepGoing, failFast: failFast, dryRun: dryRun, resume: resume,
-      noJournal: noJournal, force: force)
+      noJournal: noJournal, force: force, cacheReadOnly: cacheReadOnly, noCache: noCache,
+      maxConcurrent: maxConcurrent, cache: cache)
     var configuration = switches.configuration(words: manifestAndJobs)
-    configuration.maxConcurrent = maxConcurrent
     configuration.outputMode = output
     configuration.eventsPath = events
     configuration.eventsOutput = eventsOutput ?? .all
@@ -209,9 +209,6 @@ struct Run: ParsableCommand {
     configuration.slurm.account = slurmAccount
     configuration.slurm.qos = try slurmQoSMap()
     configuration.slurm.extraArguments = slurmArg
-    configuration.cache = cache
-    configuration.cacheReadOnly = cacheReadOnly
-    configuration.noCache = noCache
     if watch { configuration.watchDelay = Double(watchDelay ?? 100) / 1000 }
     throw ExitCode(RunCommandLine.execute(configuration))
   }

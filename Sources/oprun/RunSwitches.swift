@@ -1,7 +1,8 @@
 import OprunRuntime
 
-/// A run's switches that take no value, as either road reads them (`Run`'s parsed
-/// flags, or `PlainRunArguments`), and the one place that says what each sets.
+/// What either road reads of a run's command line (`Run`'s parsed options, or
+/// `PlainRunArguments`) — the switches that take no value and the few options people type
+/// most — and the one place that says what each sets.
 struct RunSwitches {
   var quiet = false
   var verbose = false
@@ -11,9 +12,17 @@ struct RunSwitches {
   var resume = false
   var noJournal = false
   var force = false
+  var cacheReadOnly = false
+  var noCache = false
+  /// `-j N`.
+  var maxConcurrent: Int?
+  /// `--cache PATH|URL`.
+  var cache: String?
 
   /// Pairs the parser refuses (`Run.validate()`).
-  var excludeEachOther: Bool { quiet && verbose || keepGoing && failFast }
+  var excludeEachOther: Bool {
+    quiet && verbose || keepGoing && failFast || noCache && (cache != nil || cacheReadOnly)
+  }
 
   /// A run of the manifest and jobs `words` name (`[MANIFEST] [JOB...]`) with these switches,
   /// every other setting at its default.
@@ -25,6 +34,10 @@ struct RunSwitches {
     configuration.resume = resume
     configuration.keepsJournal = !noJournal
     configuration.force = force
+    configuration.maxConcurrent = maxConcurrent
+    configuration.cache = cache
+    configuration.cacheReadOnly = cacheReadOnly
+    configuration.noCache = noCache
     configuration.arguments = Array(CommandLine.arguments.dropFirst())
     return configuration
   }
