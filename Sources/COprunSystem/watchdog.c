@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -21,11 +22,15 @@
 #define SYS_close_range 436
 #endif
 
-// The watchdog is a fork of a process that has other threads, and it never execs: it
-// makes raw system calls only (no allocation, no libc lock, no sanitizer interceptor), in
-// memory of its own that oprun never sees again. Its whole state is the set of listed
-// process groups, one bit per possible group number (PID_MAX_LIMIT on 64-bit Linux); the
-// pages it never touches cost nothing, in oprun or here.
+// The watchdog is oprun's own executable run again (/proc/self/exe), which this file's
+// constructor turns into the watchdog before anything else runs. It used to be a fork that
+// never exec'd: it then shared every page of oprun's memory copy-on-write for the whole run,
+// and each page oprun wrote afterwards cost a copy and, with oprun's threads, a TLB shootdown
+// on every CPU (a quarter of the CPU of a --watch cycle over 10,000 files). Where the
+// executable cannot be run again, it is still such a fork. Either way it makes raw system
+// calls only (no allocation, no libc lock, no sanitizer interceptor). Its whole state is the
+// set of listed process groups, one bit per possible group number (PID_MAX_LIMIT on 64-bit
+// Linux); the pages it never touches cost nothing.
 enum { group_limit = 1 << 22 };
 static uint64_t listed_groups[group_limit / 64];
 
@@ -266,8 +271,58 @@ __attribute__((noreturn)) static void watchdog_run(int channel, int64_t grace) {
   __builtin_unreachable();
 }
 
+/// The name the watchdog is run again under (argv[0]), and the word after it: both must be
+/// there for the constructor to take a process for the watchdog.
+static const char watchdog_name[] = "oprun-watchdog";
+static const char watchdog_marker[] = "--oprun-watchdog-channel";
+
+/// `text` as a non-negative decimal number; -1 when it is none.
+static int64_t parse_decimal(const char *text) {
+  int64_t value = 0;
+  if (!*text) return -1;
+  for (; *text; text++) {
+    if (*text < '0' || *text > '9' || value > (INT64_MAX - 9) / 10) return -1;
+    value = value * 10 + (*text - '0');
+  }
+  return value;
+}
+
+/// Writes `value` (>= 0) in decimal into `text` (room for 21 bytes).
+static void format_decimal(int64_t value, char *text) {
+  char digits[21];
+  int count = 0;
+  do {
+    digits[count++] = (char)('0' + value % 10);
+    value /= 10;
+  } while (value > 0);
+  for (int index = 0; index < count; index++) text[index] = digits[count - 1 - index];
+  text[count] = 0;
+}
+
+/// The watchdog run again: `oprun-watchdog --oprun-watchdog-channel CHANNEL GRACE
+/// [CGROUP-FOLDER...]`, in oprun's environment (see oprun_watchdog_start). Runs before main,
+/// so that none of oprun's start-up runs in it.
+__attribute__((constructor)) static void oprun_watchdog_entry(int argc, char **argv) {
+  if (argc < 4 || strcmp(argv[0], watchdog_name) != 0 || strcmp(argv[1], watchdog_marker) != 0) return;
+  int64_t channel = parse_decimal(argv[2]);
+  int64_t grace = parse_decimal(argv[3]);
+  if (channel < 0 || channel > INT32_MAX || grace < 0) syscall(SYS_exit_group, 2);
+  size_t used = 0;
+  for (int index = 4; index < argc; index++) {
+    size_t length = strlen(argv[index]);
+    if (used + length + 2 > sizeof cgroup_folders) break;
+    memcpy(cgroup_folders + used, argv[index], length + 1);
+    used += length + 1;
+  }
+  cgroup_folders[used] = 0;
+  watchdog_run((int)channel, grace);
+}
+
+/// Most cgroup folders a run has (one per hierarchy), as arguments of the watchdog.
+enum { most_cgroup_folders = 32 };
+
 pid_t oprun_watchdog_start(int64_t grace_nanoseconds, const char *cgroups, int *channel) {
-  // Copied now: the watchdog's memory is a copy of oprun's at its start.
+  // Copied now, for a watchdog that is a fork: its memory is a copy of oprun's at its start.
   size_t cgroups_length = 0;
   if (cgroups) {
     while (cgroups[cgroups_length]) cgroups_length += strlen(cgroups + cgroups_length) + 1;
@@ -280,6 +335,21 @@ pid_t oprun_watchdog_start(int64_t grace_nanoseconds, const char *cgroups, int *
   // As much room for records as the system grants (net.core.wmem_max caps it).
   int room = 1 << 22;
   setsockopt(ends[0], SOL_SOCKET, SO_SNDBUF, &room, sizeof room);
+  // The watchdog's command line, made here: nothing may be allocated between vfork and exec.
+  char channel_text[21], grace_text[21];
+  format_decimal(ends[1], channel_text);
+  format_decimal(grace_nanoseconds > 0 ? grace_nanoseconds : 0, grace_text);
+  char *arguments[4 + most_cgroup_folders + 1] = {
+    (char *)watchdog_name, (char *)watchdog_marker, channel_text, grace_text};
+  int argument_count = 4;
+  for (const char *folder = cgroups ? cgroups : ""; *folder && argument_count < 4 + most_cgroup_folders;
+       folder += strlen(folder) + 1) {
+    arguments[argument_count++] = (char *)folder;
+  }
+  arguments[argument_count] = 0;
+  // Set by the process that was to become the watchdog when it could not exec (its memory
+  // is the middle process's, and so oprun's, until it execs).
+  volatile int exec_failed = 0;
   // The watchdog is started by a short-lived middle process and so becomes, when that one
   // exits, a child of init (or of a subreaper above oprun): oprun neither reaps it nor
   // counts it among the children it sweeps. That needs oprun not to be a subreaper while
@@ -294,8 +364,20 @@ pid_t oprun_watchdog_start(int64_t grace_nanoseconds, const char *cgroups, int *
   pthread_sigmask(SIG_SETMASK, &all, &previous);
   pid_t middle = vfork();
   if (middle == 0) {
-    pid_t watchdog = (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
-    if (watchdog == 0) watchdog_run(ends[1], grace_nanoseconds);
+    pid_t watchdog = vfork();
+    if (watchdog == 0) {
+      // A group of its own at once: a terminal's Ctrl-C meant for oprun must not reach it.
+      syscall(SYS_setpgid, 0, 0);
+      syscall(SYS_fcntl, ends[1], F_SETFD, 0);
+      syscall(SYS_execve, "/proc/self/exe", arguments, environ);
+      exec_failed = 1;
+      syscall(SYS_exit_group, 127);
+    }
+    if (watchdog > 0 && exec_failed) {
+      syscall(SYS_wait4, watchdog, 0, 0, 0);
+      watchdog = (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+      if (watchdog == 0) watchdog_run(ends[1], grace_nanoseconds);
+    }
     int32_t reply = watchdog > 0 ? watchdog : 0;
     syscall(SYS_write, ends[1], &reply, sizeof reply);
     syscall(SYS_exit_group, 0);
