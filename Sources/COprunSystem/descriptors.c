@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/falloc.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
@@ -37,6 +38,12 @@ int oprun_bytes_readable(int fd) {
 
 int oprun_become_child_subreaper(void) {
   return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+}
+
+int oprun_reserve_space(int target, unsigned long count) {
+  off_t start = lseek(target, 0, SEEK_CUR);
+  if (start < 0 || count == 0) return -1;
+  return fallocate(target, FALLOC_FL_KEEP_SIZE, start, (off_t)count);
 }
 
 long oprun_copy_file_range(int source, long long *source_offset, int target, unsigned long count) {

@@ -26,6 +26,12 @@ int oprun_make_temporary_file(char *template_path);
 /// the process exits. Returns -1 with errno set on failure.
 int oprun_pidfd_open(pid_t pid);
 
+/// fallocate(target, FALLOC_FL_KEEP_SIZE, where target is, count): gives the file the blocks
+/// `count` more bytes will take, without changing its size, so that writing them allocates
+/// nothing page by page. Returns 0, or -1 with errno set (EOPNOTSUPP where the file system
+/// cannot).
+int oprun_reserve_space(int target, unsigned long count);
+
 /// copy_file_range(source, &source_offset, target, NULL, count, 0): copies in the kernel,
 /// from `*source_offset` (advanced) to where `target` is. Returns the bytes copied, 0 at the
 /// source's end, or -1 with errno set (EXDEV, ENOSYS, EOPNOTSUPP, EINVAL where it cannot).
