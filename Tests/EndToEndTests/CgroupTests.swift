@@ -108,6 +108,29 @@ import Testing
     #expect(peak >= 20 * Self.megabyte && peak < 100 * Self.megabyte, "peak_memory \(peak)")
   }
 
+  /// CPU time is the attempt's own: a job that only reads a file, after one that burned half
+  /// a second in the same cgroup, is not charged with it.
+  @Test func aJobInACgroupAnotherJobUsedBeforeReportsItsOwnCPUTime() throws {
+    let folder = try Self.scratch(
+      """
+      jobs:
+        burn:
+          command: cat /proc/self/cgroup > burn.txt; python3 burn.py
+          resources: {memory: 1G}
+        idle:
+          command: cat /proc/self/cgroup > idle.txt
+          resources: {memory: 1G}
+          dependencies: [burn]
+      """)
+    try folder.write("burn.py", "import time\nend = time.process_time() + 0.5\nwhile time.process_time() < end: pass\n")
+    let run = try runOprun(runArguments(["-j", "1"]), in: folder)
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(folder.read("burn.txt") == folder.read("idle.txt"), "the second job had a cgroup of its own")
+    let burn = try #require(folder.events.finish(of: "burn")?.double("cpu_s"))
+    let idle = try #require(folder.events.finish(of: "idle")?.double("cpu_s"))
+    #expect(burn >= 0.5 && idle < burn / 5, "cpu_s \(burn) then \(idle)")
+  }
+
   /// Out of memory is told by what the kernel killed during the attempt: a job after one that
   /// ran out, in the same cgroup, did not; one after a job that did not, did.
   @Test func outOfMemoryIsToldPerAttemptInAReusedCgroup() throws {

@@ -140,8 +140,10 @@ final class JobCgroups {
   private func reset(_ group: JobCgroup, memory: Int?) -> Bool {
     switch version {
     case .v2:
-      // Memory left charged would be the floor of the peak just reset.
-      if let left = group.read("memory.current").flatMap(CgroupText.number), left > chargedLeftWorthReclaiming {
+      // Memory left charged would be the floor of the peak just reset (and cannot be more
+      // than the peak read at the former attempt's end).
+      if (group.chargedAtMost ?? .max) > chargedLeftWorthReclaiming,
+        let left = group.read("memory.current").flatMap(CgroupText.number), left > chargedLeftWorthReclaiming {
         _ = group.write("memory.reclaim", String(left))
       }
       // Kernels before 6.12 cannot reset it: such a cgroup is not reused.
@@ -152,12 +154,16 @@ final class JobCgroups {
     case .v1:
       // Memory left charged (page cache) would be the floor of the peak just reset. Giving it
       // back costs the kernel a reclaim loop even when little is left (about 200 µs a job),
-      // so only where more than a few megabytes are.
-      if let left = group.read("memory.usage_in_bytes").flatMap(CgroupText.number), left > chargedLeftWorthReclaiming {
+      // so only where more than a few megabytes are. An emptied cgroup's usage only falls, so
+      // a peak read at its attempt's end at or below them spares reading it.
+      if (group.chargedAtMost ?? .max) > chargedLeftWorthReclaiming,
+        let left = group.read("memory.usage_in_bytes").flatMap(CgroupText.number), left > chargedLeftWorthReclaiming
+      {
         _ = group.write("memory.force_empty", "0")
       }
       guard group.write("memory.max_usage_in_bytes", "0") else { return false }
-      if group.folders.count > 1, !group.write("cpuacct.usage", "0", in: 1) { return false }
+      // `cpuacct.usage` is not reset: the figure read at the former attempt's end, when
+      // nothing was left to run in it, is subtracted instead (one call a job fewer).
     }
     return limit(group, to: memory)
   }
@@ -197,14 +203,17 @@ final class JobCgroups {
     case .v2:
       // Read through the file it was reset through: a reset holds for that open file only.
       peak = group.read("memory.peak").flatMap(CgroupText.number)
+      group.chargedAtMost = peak
       let microseconds = group.read("cpu.stat").flatMap { CgroupText.value(of: "usage_usec", in: $0) }
       cpu = microseconds.map { Double($0 - group.countersBefore.cpu) / 1e6 }
       kills = group.read("memory.events").map(CgroupText.outOfMemoryKills) ?? 0
       if let microseconds { group.countersBefore.cpu = microseconds }
     case .v1:
       peak = group.read("memory.max_usage_in_bytes").flatMap(CgroupText.number)
-      cpu =
-        group.folders.count > 1 ? group.read("cpuacct.usage", in: 1).flatMap(CgroupText.cpuSeconds(cpuacctUsage:)) : nil
+      group.chargedAtMost = peak
+      let nanoseconds = group.folders.count > 1 ? group.read("cpuacct.usage", in: 1).flatMap(CgroupText.number) : nil
+      cpu = nanoseconds.map { Double($0 - group.countersBefore.cpu) / 1e9 }
+      if let nanoseconds { group.countersBefore.cpu = nanoseconds }
       kills = group.read("memory.oom_control").map(CgroupText.outOfMemoryKills) ?? 0
     }
     let killsSince = kills - group.countersBefore.kills
@@ -223,9 +232,12 @@ final class JobCgroups {
     group.closeJoining()
     if reuses, group.isEmpty() {
       if !group.countersRead {
+        group.chargedAtMost = nil
         if version == .v2 {
           group.countersBefore.cpu =
             group.read("cpu.stat").flatMap { CgroupText.value(of: "usage_usec", in: $0) } ?? group.countersBefore.cpu
+        } else if group.folders.count > 1 {
+          group.countersBefore.cpu = group.read("cpuacct.usage", in: 1).flatMap(CgroupText.number) ?? group.countersBefore.cpu
         }
         let oom = version == .v2 ? "memory.events" : "memory.oom_control"
         group.countersBefore.kills = group.read(oom).map(CgroupText.outOfMemoryKills) ?? group.countersBefore.kills
@@ -299,9 +311,12 @@ final class JobCgroup {
   private(set) var joining: [Int32] = []
   /// The limit it holds now, in bytes; nil: none.
   var memoryLimit: Int?
-  /// The counters the kernel cannot reset, as they were when the current attempt was given
-  /// the cgroup: out-of-memory kills, and v2's CPU microseconds.
+  /// The counters not reset, as they were when the current attempt was given the cgroup:
+  /// out-of-memory kills, and its CPU time (v2's microseconds, v1's nanoseconds).
   var countersBefore: (kills: Int, cpu: Int) = (0, 0)
+  /// Bytes at most charged to it now, when known: the peak read at its last attempt's end,
+  /// after which nothing ran in it (an emptied cgroup's usage only falls); nil: unknown.
+  var chargedAtMost: Int? = 0
   /// Whether the counters were read since the cgroup was given to its attempt.
   var countersRead = false
   /// Control files opened once, by folder index and name.
