@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -299,6 +300,26 @@ static void format_decimal(int64_t value, char *text) {
   text[count] = 0;
 }
 
+/// Whether `fd` is a connected Unix stream socket, as oprun's end of the channel makes it: a
+/// watchdog run by hand on any other descriptor would take its first failed read for oprun's
+/// death.
+static int is_channel(int fd) {
+  int domain = 0, type = 0;
+  socklen_t length = sizeof domain;
+  if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &length) != 0 || domain != AF_UNIX) return 0;
+  length = sizeof type;
+  if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &length) != 0 || type != SOCK_STREAM) return 0;
+  struct sockaddr_un peer;
+  length = sizeof peer;
+  return getpeername(fd, (struct sockaddr *)&peer, &length) == 0;
+}
+
+/// Whether `folder` is absolute and named as oprun names a run's cgroup folder (`oprun-RUN-ID`).
+static int is_run_cgroup_folder(const char *folder) {
+  const char *name = strrchr(folder, '/');
+  return folder[0] == '/' && name && strncmp(name + 1, "oprun-", 6) == 0 && name[7] != 0;
+}
+
 /// The watchdog run again: `oprun-watchdog --oprun-watchdog-channel CHANNEL GRACE
 /// [CGROUP-FOLDER...]`, in oprun's environment (see oprun_watchdog_start). Runs before main,
 /// so that none of oprun's start-up runs in it.
@@ -306,9 +327,12 @@ __attribute__((constructor)) static void oprun_watchdog_entry(int argc, char **a
   if (argc < 4 || strcmp(argv[0], watchdog_name) != 0 || strcmp(argv[1], watchdog_marker) != 0) return;
   int64_t channel = parse_decimal(argv[2]);
   int64_t grace = parse_decimal(argv[3]);
-  if (channel < 0 || channel > INT32_MAX || grace < 0) syscall(SYS_exit_group, 2);
+  if (channel < 0 || channel > INT32_MAX || grace < 0 || !is_channel((int)channel)) syscall(SYS_exit_group, 2);
   size_t used = 0;
   for (int index = 4; index < argc; index++) {
+    // Only what oprun names a run's cgroup folders: whoever runs this by hand may not have it
+    // empty and remove any folder it is given.
+    if (!is_run_cgroup_folder(argv[index])) continue;
     size_t length = strlen(argv[index]);
     if (used + length + 2 > sizeof cgroup_folders) break;
     memcpy(cgroup_folders + used, argv[index], length + 1);

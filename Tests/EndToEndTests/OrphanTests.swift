@@ -184,6 +184,24 @@ import Testing
 
   /// A job inherits no descriptor of oprun's: the journal, the event and trace files, the
   /// control socket, the watchdog's channel and another job's pipes are all close-on-exec.
+  /// The watchdog is oprun's executable under the name `oprun-watchdog`: run so by hand, on a
+  /// descriptor that is not oprun's channel, it must not take the failed read for oprun's
+  /// death and empty and remove the folders it is given.
+  @Test func theWatchdogRunByHandWithoutOprunsChannelTouchesNothing() throws {
+    let folder = try Scratch()
+    let decoy = folder.path("oprun-decoy")
+    try FileManager.default.createDirectory(atPath: decoy + "/empty", withIntermediateDirectories: true)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/bash")
+    process.arguments = [
+      "-c", #"exec -a oprun-watchdog "$0" --oprun-watchdog-channel 0 0 "$1" < /dev/null"#, oprunBinary, decoy,
+    ]
+    try process.run()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 2)
+    #expect(FileManager.default.fileExists(atPath: decoy + "/empty"))
+  }
+
   @Test func aJobSeesOnlyStandardInputOutputAndError() throws {
     let folder = try Scratch()
     try folder.manifest(
