@@ -92,7 +92,8 @@ static void end_listed_groups(int64_t grace) {
   }
 }
 
-/// The run's cgroup folders (see oprun_watchdog_start), copied at the start.
+/// The run's cgroup folders as the watchdog run again was given them (see
+/// oprun_watchdog_entry): each ended by a NUL, the list by an empty one.
 static char cgroup_folders[8192];
 
 /// Appends `name` to the path in `path` (of `length` bytes) after a slash; 0 when it does not fit.
@@ -166,14 +167,14 @@ static int remove_cgroup_folder(const char *folder) {
   return syscall(SYS_rmdir, folder) == 0 || errno == ENOENT;
 }
 
-/// Removes the run's cgroups, trying again while their killed processes exit, for five
-/// seconds at most.
-static void remove_cgroup_folders(void) {
-  if (!cgroup_folders[0]) return;
+/// Removes the run's cgroups `folders` (each ended by a NUL, the list by an empty one),
+/// trying again while their killed processes exit, for five seconds at most.
+static void remove_cgroup_folders(const char *folders) {
+  if (!folders || !folders[0]) return;
   int64_t deadline = monotonic_nanoseconds() + 5 * 1000000000LL;
   while (1) {
     int left = 0;
-    for (const char *folder = cgroup_folders; *folder; folder += strlen(folder) + 1) {
+    for (const char *folder = folders; *folder; folder += strlen(folder) + 1) {
       if (!remove_cgroup_folder(folder)) left++;
     }
     if (!left || monotonic_nanoseconds() >= deadline) return;
@@ -252,7 +253,7 @@ static void close_descriptors_except(int keep) {
   syscall(SYS_close, directory);
 }
 
-__attribute__((noreturn)) static void watchdog_run(int channel, int64_t grace) {
+__attribute__((noreturn)) static void watchdog_run(int channel, int64_t grace, const char *cgroup_list) {
   // A group of its own: a terminal's Ctrl-C and Ctrl-Z, and oprun's own sweeps, miss it.
   syscall(SYS_setpgid, 0, 0);
   oprun_child_reset_every_signal_action();
@@ -266,7 +267,7 @@ __attribute__((noreturn)) static void watchdog_run(int channel, int64_t grace) {
   syscall(SYS_prctl, PR_SET_NAME, "oprun-watchdog", 0, 0, 0);
   if (!follow_records(channel)) {
     end_listed_groups(grace);
-    remove_cgroup_folders();
+    remove_cgroup_folders(cgroup_list);
   }
   syscall(SYS_exit_group, 0);
   __builtin_unreachable();
@@ -339,21 +340,13 @@ __attribute__((constructor)) static void oprun_watchdog_entry(int argc, char **a
     used += length + 1;
   }
   cgroup_folders[used] = 0;
-  watchdog_run((int)channel, grace);
+  watchdog_run((int)channel, grace, cgroup_folders);
 }
 
 /// Most cgroup folders a run has (one per hierarchy), as arguments of the watchdog.
 enum { most_cgroup_folders = 32 };
 
 pid_t oprun_watchdog_start(int64_t grace_nanoseconds, const char *cgroups, int *channel) {
-  // Copied now, for a watchdog that is a fork: its memory is a copy of oprun's at its start.
-  size_t cgroups_length = 0;
-  if (cgroups) {
-    while (cgroups[cgroups_length]) cgroups_length += strlen(cgroups + cgroups_length) + 1;
-  }
-  if (cgroups_length + 1 > sizeof cgroup_folders) cgroups_length = 0;
-  memcpy(cgroup_folders, cgroups ? cgroups : "", cgroups_length);
-  cgroup_folders[cgroups_length] = 0;
   int ends[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) return -1;
   // As much room for records as the system grants (net.core.wmem_max caps it).
@@ -400,7 +393,9 @@ pid_t oprun_watchdog_start(int64_t grace_nanoseconds, const char *cgroups, int *
     if (watchdog > 0 && exec_failed) {
       syscall(SYS_wait4, watchdog, 0, 0, 0);
       watchdog = (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
-      if (watchdog == 0) watchdog_run(ends[1], grace_nanoseconds);
+      // A fork's memory is a copy of oprun's as it is now, `cgroups` (the caller's) included;
+      // nothing global is written, so that two threads may start watchdogs at once.
+      if (watchdog == 0) watchdog_run(ends[1], grace_nanoseconds, cgroups);
     }
     int32_t reply = watchdog > 0 ? watchdog : 0;
     syscall(SYS_write, ends[1], &reply, sizeof reply);
