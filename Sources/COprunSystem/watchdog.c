@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -226,6 +227,17 @@ static int follow_records(int channel) {
   }
 }
 
+/// `text` as a non-negative decimal number; -1 when it is none.
+static int64_t parse_decimal(const char *text) {
+  int64_t value = 0;
+  if (!*text) return -1;
+  for (; *text; text++) {
+    if (*text < '0' || *text > '9' || value > (INT64_MAX - 9) / 10) return -1;
+    value = value * 10 + (*text - '0');
+  }
+  return value;
+}
+
 /// Closes every descriptor but `keep`, so that the watchdog holds none of oprun's open: a
 /// reader of oprun's output sees its end when oprun ends, a job's pipe closes with the job.
 static void close_descriptors_except(int keep) {
@@ -242,11 +254,8 @@ static void close_descriptors_except(int keep) {
     for (long offset = 0; offset < count;) {
       unsigned short length;
       memcpy(&length, entries + offset + 16, sizeof length);
-      const char *name = entries + offset + 19;
-      int fd = 0;
-      int digits = 0;
-      for (; name[digits] >= '0' && name[digits] <= '9'; digits++) fd = fd * 10 + (name[digits] - '0');
-      if (digits > 0 && name[digits] == 0 && fd != keep && fd != directory) syscall(SYS_close, fd);
+      int64_t fd = parse_decimal(entries + offset + 19);
+      if (fd >= 0 && fd != keep && fd != directory) syscall(SYS_close, (int)fd);
       offset += length;
     }
   }
@@ -277,29 +286,6 @@ __attribute__((noreturn)) static void watchdog_run(int channel, int64_t grace, c
 /// there for the constructor to take a process for the watchdog.
 static const char watchdog_name[] = "oprun-watchdog";
 static const char watchdog_marker[] = "--oprun-watchdog-channel";
-
-/// `text` as a non-negative decimal number; -1 when it is none.
-static int64_t parse_decimal(const char *text) {
-  int64_t value = 0;
-  if (!*text) return -1;
-  for (; *text; text++) {
-    if (*text < '0' || *text > '9' || value > (INT64_MAX - 9) / 10) return -1;
-    value = value * 10 + (*text - '0');
-  }
-  return value;
-}
-
-/// Writes `value` (>= 0) in decimal into `text` (room for 21 bytes).
-static void format_decimal(int64_t value, char *text) {
-  char digits[21];
-  int count = 0;
-  do {
-    digits[count++] = (char)('0' + value % 10);
-    value /= 10;
-  } while (value > 0);
-  for (int index = 0; index < count; index++) text[index] = digits[count - 1 - index];
-  text[count] = 0;
-}
 
 /// Whether `fd` is a connected Unix stream socket, as oprun's end of the channel makes it: a
 /// watchdog run by hand on any other descriptor would take its first failed read for oprun's
@@ -353,9 +339,9 @@ pid_t oprun_watchdog_start(int64_t grace_nanoseconds, const char *cgroups, int *
   int room = 1 << 22;
   setsockopt(ends[0], SOL_SOCKET, SO_SNDBUF, &room, sizeof room);
   // The watchdog's command line, made here: nothing may be allocated between vfork and exec.
-  char channel_text[21], grace_text[21];
-  format_decimal(ends[1], channel_text);
-  format_decimal(grace_nanoseconds > 0 ? grace_nanoseconds : 0, grace_text);
+  char channel_text[24], grace_text[24];
+  snprintf(channel_text, sizeof channel_text, "%d", ends[1]);
+  snprintf(grace_text, sizeof grace_text, "%lld", (long long)(grace_nanoseconds > 0 ? grace_nanoseconds : 0));
   char *arguments[4 + most_cgroup_folders + 1] = {
     (char *)watchdog_name, (char *)watchdog_marker, channel_text, grace_text};
   int argument_count = 4;
