@@ -52,9 +52,7 @@ struct CacheRestore {
     if let hashes {
       let now = Timestamp.now()
       for restored in fetched {
-        guard let found = FileStatus.of(restored.target, followingLink: false), found.device == restored.written.device,
-          found.inode == restored.written.inode, found.size == restored.written.size,
-          found.modified == restored.written.modified
+        guard let found = FileStatus.of(restored.target, followingLink: false), found.isUnwritten(since: restored.written)
         else { continue }
         hashes.vouch(for: restored.file.path, status: found, digest: restored.file.sha256, writtenAt: now)
       }

@@ -37,6 +37,12 @@ struct FileStatus: Equatable, Sendable {
     self.type = type
   }
 
+  /// Whether this is the file `other` was, with the size and modification time it had: no
+  /// write since that its `stat` shows, the change time aside (a rename sets it).
+  func isUnwritten(since other: FileStatus) -> Bool {
+    device == other.device && inode == other.inode && size == other.size && modified == other.modified
+  }
+
   var isFolder: Bool { type == UInt32(S_IFDIR) }
   var isLink: Bool { type == UInt32(S_IFLNK) }
   var isRegular: Bool { type == UInt32(S_IFREG) }

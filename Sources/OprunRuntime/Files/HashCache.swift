@@ -103,9 +103,7 @@ public final class HashCache: Sendable {
   /// Whether an entry made at `hashedAt` of a file then `recorded` still holds for the file
   /// whose `stat` is now `status`.
   static func trusts(_ recorded: FileStatus, hashedAt: Timestamp, now status: FileStatus) -> Bool {
-    guard recorded.device == status.device, recorded.inode == status.inode, recorded.size == status.size,
-      recorded.modified == status.modified, recorded.changed == status.changed
-    else { return false }
+    guard status.isUnwritten(since: recorded), recorded.changed == status.changed else { return false }
     let safelyBefore = hashedAt.minus(seconds: racyMargin)
     return recorded.modified < safelyBefore && recorded.changed < safelyBefore
   }
