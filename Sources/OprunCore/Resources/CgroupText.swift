@@ -4,23 +4,51 @@
 public enum CgroupText {
   /// The value of `key` in a file of `key value` lines (`memory.events`, `memory.oom_control`,
   /// `cpu.stat`); nil when the key is missing or its value is not a whole number.
-  public static func value(of key: String, in text: String) -> Int? {
-    for line in text.split(separator: "\n") {
-      let words = line.split(separator: " ", omittingEmptySubsequences: true)
-      if words.count == 2, words[0] == key { return Int(words[1]) }
+  public static func value(of key: StaticString, in text: String) -> Int? {
+    var text = text
+    return text.withUTF8 { value(of: key, in: UnsafeRawBufferPointer($0)) }
+  }
+
+  /// ``value(of:in:)`` of the file's bytes as read: a job's counters are read at every
+  /// attempt's end, so without making a string of them.
+  public static func value(of key: StaticString, in bytes: UnsafeRawBufferPointer) -> Int? {
+    let wanted = UnsafeRawBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)
+    var lineStart = 0
+    while lineStart < bytes.count {
+      let lineEnd = bytes[lineStart...].firstIndex(of: newline) ?? bytes.count
+      let keyEnd = lineStart + wanted.count
+      if keyEnd < lineEnd, bytes[keyEnd] == space, bytes[lineStart..<keyEnd].elementsEqual(wanted) {
+        var valueStart = keyEnd
+        var valueEnd = lineEnd
+        while valueStart < valueEnd, bytes[valueStart] == space { valueStart += 1 }
+        while valueEnd > valueStart, bytes[valueEnd - 1] == space { valueEnd -= 1 }
+        return decimal(in: UnsafeRawBufferPointer(rebasing: bytes[valueStart..<valueEnd]))
+      }
+      lineStart = lineEnd + 1
     }
     return nil
   }
 
   /// A file holding one number (`memory.peak`, `memory.max_usage_in_bytes`, `cpuacct.usage`).
   public static func number(_ text: String) -> Int? {
-    Int(text.split(separator: "\n").first ?? "")
+    var text = text
+    return text.withUTF8 { number(UnsafeRawBufferPointer($0)) }
+  }
+
+  /// ``number(_:)`` of the file's bytes as read.
+  public static func number(_ bytes: UnsafeRawBufferPointer) -> Int? {
+    decimal(in: UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.firstIndex(of: newline) ?? bytes.count)]))
   }
 
   /// How many processes the kernel killed for passing the limit, from cgroup v2's
   /// `memory.events` or v1's `memory.oom_control` (both name it `oom_kill`); 0 when it says none.
   public static func outOfMemoryKills(_ text: String) -> Int {
     value(of: "oom_kill", in: text) ?? 0
+  }
+
+  /// ``outOfMemoryKills(_:)`` of the file's bytes as read.
+  public static func outOfMemoryKills(_ bytes: UnsafeRawBufferPointer) -> Int {
+    value(of: "oom_kill", in: bytes) ?? 0
   }
 
   /// CPU seconds from cgroup v2's `cpu.stat` (`usage_usec`, microseconds).
@@ -31,6 +59,26 @@ public enum CgroupText {
   /// CPU seconds from cgroup v1's `cpuacct.usage` (nanoseconds).
   public static func cpuSeconds(cpuacctUsage text: String) -> Double? {
     number(text).map { Double($0) / 1e9 }
+  }
+
+  /// A whole number written in decimal, all of `digits` (a sign allowed, as the kernel writes
+  /// `-1`); nil for anything else (`max`, an empty text, more than an Int holds).
+  private static func decimal(in digits: UnsafeRawBufferPointer) -> Int? {
+    var index = 0
+    let negative = digits.first == UInt8(ascii: "-")
+    if negative || digits.first == UInt8(ascii: "+") { index = 1 }
+    guard index < digits.count else { return nil }
+    var result = 0
+    while index < digits.count {
+      let digit = Int(digits[index]) - Int(UInt8(ascii: "0"))
+      guard (0...9).contains(digit) else { return nil }
+      let (shifted, overflowShift) = result.multipliedReportingOverflow(by: 10)
+      let (sum, overflowSum) = negative ? shifted.subtractingReportingOverflow(digit) : shifted.addingReportingOverflow(digit)
+      guard !overflowShift, !overflowSum else { return nil }
+      result = sum
+      index += 1
+    }
+    return result
   }
 
   /// oprun's own cgroups from `/proc/self/cgroup`: the unified (v2) one's path, and each v1
@@ -115,3 +163,6 @@ public enum CgroupText {
     return String(decoding: bytes, as: UTF8.self)
   }
 }
+
+private let newline = UInt8(ascii: "\n")
+private let space = UInt8(ascii: " ")

@@ -143,11 +143,11 @@ final class JobCgroups {
       // Memory left charged would be the floor of the peak just reset (and cannot be more
       // than the peak read at the former attempt's end).
       if (group.chargedAtMost ?? .max) > chargedLeftWorthReclaiming,
-        let left = group.read("memory.current").flatMap(CgroupText.number), left > chargedLeftWorthReclaiming {
-        _ = group.write("memory.reclaim", String(left))
+        let left = group.readNumber(.current), left > chargedLeftWorthReclaiming {
+        _ = group.write(.reclaim, String(left))
       }
       // Kernels before 6.12 cannot reset it: such a cgroup is not reused.
-      guard group.write("memory.peak", "reset") else {
+      guard group.write(.peak, "reset") else {
         reuses = false
         return false
       }
@@ -157,11 +157,11 @@ final class JobCgroups {
       // so only where more than a few megabytes are. An emptied cgroup's usage only falls, so
       // a peak read at its attempt's end at or below them spares reading it.
       if (group.chargedAtMost ?? .max) > chargedLeftWorthReclaiming,
-        let left = group.read("memory.usage_in_bytes").flatMap(CgroupText.number), left > chargedLeftWorthReclaiming
+        let left = group.readNumber(.usage), left > chargedLeftWorthReclaiming
       {
-        _ = group.write("memory.force_empty", "0")
+        _ = group.write(.forceEmpty, "0")
       }
-      guard group.write("memory.max_usage_in_bytes", "0") else { return false }
+      guard group.write(.maxUsage, "0") else { return false }
       // `cpuacct.usage` is not reset: the figure read at the former attempt's end, when
       // nothing was left to run in it, is subtracted instead (one call a job fewer).
     }
@@ -175,18 +175,18 @@ final class JobCgroups {
     defer { group.memoryLimit = bytes }
     switch version {
     case .v2:
-      guard group.write("memory.max", bytes.map(String.init) ?? "max") else { return false }
+      guard group.write(.max, bytes.map(String.init) ?? "max") else { return false }
       // Absent without swap accounting: nothing to hold then.
-      _ = group.write("memory.swap.max", bytes == nil ? "max" : "0")
+      _ = group.write(.swapMax, bytes == nil ? "max" : "0")
       return true
     case .v1:
       let text = bytes.map(String.init) ?? "-1"
       if (bytes ?? .max) > (group.memoryLimit ?? .max) || bytes == nil {
-        _ = group.write("memory.memsw.limit_in_bytes", text)
-        return group.write("memory.limit_in_bytes", text)
+        _ = group.write(.memoryAndSwapLimit, text)
+        return group.write(.limit, text)
       }
-      guard group.write("memory.limit_in_bytes", text) else { return false }
-      _ = group.write("memory.memsw.limit_in_bytes", text)
+      guard group.write(.limit, text) else { return false }
+      _ = group.write(.memoryAndSwapLimit, text)
       return true
     }
   }
@@ -202,19 +202,19 @@ final class JobCgroups {
     switch version {
     case .v2:
       // Read through the file it was reset through: a reset holds for that open file only.
-      peak = group.read("memory.peak").flatMap(CgroupText.number)
+      peak = group.readNumber(.peak)
       group.chargedAtMost = peak
-      let microseconds = group.read("cpu.stat").flatMap { CgroupText.value(of: "usage_usec", in: $0) }
+      let microseconds = group.readCPUTime()
       cpu = microseconds.map { Double($0 - group.countersBefore.cpu) / 1e6 }
-      kills = group.read("memory.events").map(CgroupText.outOfMemoryKills) ?? 0
+      kills = group.readKills(.events) ?? 0
       if let microseconds { group.countersBefore.cpu = microseconds }
     case .v1:
-      peak = group.read("memory.max_usage_in_bytes").flatMap(CgroupText.number)
+      peak = group.readNumber(.maxUsage)
       group.chargedAtMost = peak
-      let nanoseconds = group.folders.count > 1 ? group.read("cpuacct.usage", in: 1).flatMap(CgroupText.number) : nil
+      let nanoseconds = group.readCPUTime()
       cpu = nanoseconds.map { Double($0 - group.countersBefore.cpu) / 1e9 }
       if let nanoseconds { group.countersBefore.cpu = nanoseconds }
-      kills = group.read("memory.oom_control").map(CgroupText.outOfMemoryKills) ?? 0
+      kills = group.readKills(.outOfMemoryControl) ?? 0
     }
     let killsSince = kills - group.countersBefore.kills
     group.countersBefore.kills = kills
@@ -233,14 +233,9 @@ final class JobCgroups {
     if reuses, group.isEmpty() {
       if !group.countersRead {
         group.chargedAtMost = nil
-        if version == .v2 {
-          group.countersBefore.cpu =
-            group.read("cpu.stat").flatMap { CgroupText.value(of: "usage_usec", in: $0) } ?? group.countersBefore.cpu
-        } else if group.folders.count > 1 {
-          group.countersBefore.cpu = group.read("cpuacct.usage", in: 1).flatMap(CgroupText.number) ?? group.countersBefore.cpu
-        }
-        let oom = version == .v2 ? "memory.events" : "memory.oom_control"
-        group.countersBefore.kills = group.read(oom).map(CgroupText.outOfMemoryKills) ?? group.countersBefore.kills
+        group.countersBefore.cpu = group.readCPUTime() ?? group.countersBefore.cpu
+        group.countersBefore.kills =
+          group.readKills(version == .v2 ? .events : .outOfMemoryControl) ?? group.countersBefore.kills
       }
       group.countersRead = false
       free.append(group)
@@ -319,8 +314,9 @@ final class JobCgroup {
   var chargedAtMost: Int? = 0
   /// Whether the counters were read since the cgroup was given to its attempt.
   var countersRead = false
-  /// Control files opened once, by folder index and name.
-  private var files: [String: Int32] = [:]
+  /// Control files opened once, by ``ControlFile``: a descriptor, -1 where it cannot be
+  /// opened, ``notOpened`` before it is tried.
+  private var files = [Int32](repeating: notOpened, count: ControlFile.allCases.count)
 
   init(folders: [String]) {
     self.folders = folders
@@ -368,48 +364,97 @@ final class JobCgroup {
     return !procs.isEmpty && procs.allSatisfy { pread($0, &byte, 1, 0) == 0 }
   }
 
-  /// The text of its control file `name` (in folder `index`), read from the start of the
-  /// file kept open.
-  func read(_ name: String, in index: Int = 0) -> String? {
-    guard let descriptor = file(name, in: index, mode: O_RDWR) ?? file(name, in: index, mode: O_RDONLY) else {
-      return nil
-    }
-    var buffer = [UInt8](repeating: 0, count: 4096)
-    let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
-    guard count >= 0 else { return nil }
-    return String(decoding: buffer[..<count], as: UTF8.self)
+  /// The number its control file `file` holds, read from the start of the file kept open.
+  func readNumber(_ file: ControlFile) -> Int? {
+    read(file, CgroupText.number)
   }
 
-  /// Writes `text` to its control file `name` (in folder `index`) in one call; whether the
-  /// kernel took it.
-  func write(_ name: String, _ text: String, in index: Int = 0) -> Bool {
-    guard let descriptor = file(name, in: index, mode: O_RDWR) ?? file(name, in: index, mode: O_WRONLY) else {
+  /// The processes killed for passing the limit, by its `file` (`memory.events` or v1's
+  /// `memory.oom_control`).
+  func readKills(_ file: ControlFile) -> Int? {
+    read(file, CgroupText.outOfMemoryKills)
+  }
+
+  /// Its CPU time as the kernel counts it: v2's microseconds (`cpu.stat`), v1's nanoseconds
+  /// (`cpuacct.usage`, in its second folder); nil where it keeps none.
+  func readCPUTime() -> Int? {
+    if folders.count > 1 { return readNumber(.cpuacctUsage) }
+    return read(.cpuStat) { CgroupText.value(of: "usage_usec", in: $0) }
+  }
+
+  /// What `parse` makes of the bytes of its control file `file`, read from the start of the
+  /// file kept open into a buffer on the stack: counters are read at every attempt's end.
+  private func read<Value>(_ file: ControlFile, _ parse: (UnsafeRawBufferPointer) -> Value?) -> Value? {
+    guard let descriptor = descriptor(of: file, for: O_RDWR) ?? descriptor(of: file, for: O_RDONLY) else {
+      return nil
+    }
+    return withUnsafeTemporaryAllocation(byteCount: 1024, alignment: 1) { buffer in
+      let count = pread(descriptor, buffer.baseAddress, buffer.count, 0)
+      guard count >= 0 else { return nil }
+      return parse(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+    }
+  }
+
+  /// Writes `text` to its control file `file` in one call; whether the kernel took it.
+  func write(_ file: ControlFile, _ text: String) -> Bool {
+    guard let descriptor = descriptor(of: file, for: O_RDWR) ?? descriptor(of: file, for: O_WRONLY) else {
       return false
     }
-    let bytes = Array(text.utf8)
-    return bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) } == bytes.count
+    var text = text
+    return text.withUTF8 { pwrite(descriptor, $0.baseAddress, $0.count, 0) == $0.count }
   }
 
   /// The descriptor of a control file, opened the first time (close-on-exec); a file that
   /// cannot be opened so is tried again no more than a file that can.
-  private func file(_ name: String, in index: Int, mode: Int32) -> Int32? {
-    let key = "\(index)/\(name)"
-    if let descriptor = files[key] { return descriptor >= 0 ? descriptor : nil }
-    let descriptor = open(folders[index] + "/" + name, mode | O_CLOEXEC)
-    if descriptor >= 0 || mode != O_RDWR { files[key] = descriptor }
+  private func descriptor(of file: ControlFile, for mode: Int32) -> Int32? {
+    let known = files[file.rawValue]
+    if known != notOpened { return known >= 0 ? known : nil }
+    let descriptor = open(folders[file.folder] + "/" + file.name, mode | O_CLOEXEC)
+    if descriptor >= 0 || mode != O_RDWR { files[file.rawValue] = descriptor }
     return descriptor >= 0 ? descriptor : nil
   }
 
   /// Closes every file it keeps open: the cgroup is being removed.
   func closeFiles() {
     for descriptor in Set(procs + joinFiles) { close(descriptor) }
-    for descriptor in files.values where descriptor >= 0 { close(descriptor) }
+    for descriptor in files where descriptor >= 0 { close(descriptor) }
     procs = []
     joinFiles = []
     joining = []
-    files = [:]
+    files = [Int32](repeating: notOpened, count: ControlFile.allCases.count)
   }
 }
+
+/// The control files oprun reads or writes in a job's cgroup: cgroup v2's, then v1's.
+enum ControlFile: Int, CaseIterable {
+  case peak, current, reclaim, max, swapMax, cpuStat, events
+  case maxUsage, usage, forceEmpty, limit, memoryAndSwapLimit, outOfMemoryControl, cpuacctUsage
+
+  var name: String {
+    switch self {
+    case .peak: "memory.peak"
+    case .current: "memory.current"
+    case .reclaim: "memory.reclaim"
+    case .max: "memory.max"
+    case .swapMax: "memory.swap.max"
+    case .cpuStat: "cpu.stat"
+    case .events: "memory.events"
+    case .maxUsage: "memory.max_usage_in_bytes"
+    case .usage: "memory.usage_in_bytes"
+    case .forceEmpty: "memory.force_empty"
+    case .limit: "memory.limit_in_bytes"
+    case .memoryAndSwapLimit: "memory.memsw.limit_in_bytes"
+    case .outOfMemoryControl: "memory.oom_control"
+    case .cpuacctUsage: "cpuacct.usage"
+    }
+  }
+
+  /// The index of the folder it is in: v1's `cpuacct` hierarchy is the second.
+  var folder: Int { self == .cpuacctUsage ? 1 : 0 }
+}
+
+/// A control file not opened yet.
+private let notOpened: Int32 = -2
 
 /// Memory a former attempt left charged to a cgroup (page cache, kernel objects) beyond which
 /// it is given back before reuse: below it, a later peak may read up to this much high.

@@ -25,6 +25,20 @@ import Testing
     #expect(CgroupText.number("max\n") == nil)
   }
 
+  @Test func aCounterIsReadOnlyFromItsOwnLineAndOnlyAsAWholeNumber() {
+    // A key that begins another is not it; the kernel's spacing around a value is not part of it.
+    #expect(CgroupText.value(of: "oom_kill", in: "oom_kill_disable 1\noom_kill  7 \n") == 7)
+    #expect(CgroupText.value(of: "oom", in: "oom_kill 3\n") == nil)
+    #expect(CgroupText.value(of: "usage_usec", in: "usage_usec 12x\n") == nil)
+    #expect(CgroupText.value(of: "usage_usec", in: "usage_usec\n") == nil)
+    #expect(CgroupText.value(of: "usage_usec", in: "user_usec 1\nusage_usec 42") == 42)
+    #expect(CgroupText.number("-1\n") == -1)
+    #expect(CgroupText.number("") == nil)
+    #expect(CgroupText.number("9223372036854775807\n") == .max)
+    #expect(CgroupText.number("9223372036854775808\n") == nil)
+    #expect(CgroupText.number("12 34\n") == nil)
+  }
+
   @Test func ownCgroupsAreReadPerControllerAndUnified() {
     let text =
       "12:cpu,cpuacct:/user.slice\n4:memory:/process_api/abc\n1:name=systemd:/\n0::/user.slice/user-1000.slice/session-2.scope\n"
