@@ -6,7 +6,10 @@
 //   /tmp/cgroup-join 1000                                   # no cgroup
 //   /tmp/cgroup-join 1000 MEMCG/cgroup.procs ACCT/cgroup.procs
 //   /tmp/cgroup-join 1000 MEMCG/tasks ACCT/tasks
-// where MEMCG and ACCT are cgroups made beforehand (as root). Prints wall and CPU per job.
+//   /tmp/cgroup-join -s 2 1000 MEMCG0/tasks ACCT0/tasks MEMCG1/tasks ACCT1/tasks
+// where MEMCG and ACCT are cgroups made beforehand (as root). With `-s SLOTS` the files are
+// that many equal groups and job K joins group K % SLOTS, as oprun's jobs take turns in the
+// cgroups of its slots. Prints wall and CPU per job.
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
@@ -20,9 +23,12 @@
 static double seconds(struct timeval time) { return time.tv_sec + time.tv_usec / 1e6; }
 
 int main(int argc, char **argv) {
-  if (argc < 2) return 2;
+  int slots = 1;
+  if (argc > 2 && argv[1][0] == '-' && argv[1][1] == 's') slots = atoi(argv[2]), argv += 2, argc -= 2;
+  if (argc < 2 || slots < 1) return 2;
   int jobs = atoi(argv[1]), files = argc - 2, joins[8];
-  if (files > 8) return 2;
+  if (files > 8 || files % slots != 0) return 2;
+  int perSlot = files / slots;
   for (int index = 0; index < files; index++) {
     joins[index] = open(argv[index + 2], O_WRONLY | O_CLOEXEC);
     if (joins[index] < 0) return perror(argv[index + 2]), 1;
@@ -35,7 +41,8 @@ int main(int argc, char **argv) {
     while (running < 2 && started < jobs) {
       pid_t pid = vfork();
       if (pid == 0) {
-        for (int index = 0; index < files; index++) syscall(SYS_write, joins[index], "0", 1);
+        int first = started % slots * perSlot;
+        for (int index = first; index < first + perSlot; index++) syscall(SYS_write, joins[index], "0", 1);
         syscall(SYS_execve, "/usr/bin/true", arguments, environment);
         syscall(SYS_exit_group, 127);
       }
