@@ -116,8 +116,9 @@ import Testing
     let daemon = try #require(folder.pids("daemon.pid").first)
     let child = try #require(folder.pids("child.pid").first)
     defer { kill(daemon, SIGKILL) }
-    let watchdogs = liveWatchdogs(withEnvironment: marker)
-    #expect(watchdogs.count == 1)
+    // The watchdog names itself once it is set up, which may come after the job is ready (a
+    // slow start, as under ThreadSanitizer).
+    try waitUntil("the run's watchdog to start") { liveWatchdogs(withEnvironment: marker).count == 1 }
 
     oprun.send(SIGKILL)
     try waitUntil("the job's child to end") { !isAlive(child) }
@@ -141,7 +142,7 @@ import Testing
     try folder.waitUntilExists("ready")
     let daemon = try #require(folder.pids("daemon.pid").first)
     defer { kill(daemon, SIGKILL) }
-    #expect(liveWatchdogs(withEnvironment: marker).count == 1, "the run has a watchdog while its job runs")
+    try waitUntil("the run's watchdog to start while its job runs") { liveWatchdogs(withEnvironment: marker).count == 1 }
 
     folder.touch("go")
     // Foundation's Process learns of an exit through a descriptor the daemon holds too.
