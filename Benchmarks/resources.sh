@@ -62,8 +62,17 @@ PY
 # of `true`, two at a time, each vforked child joining before it execs what oprun's would, in
 # two slots taken in turn: nothing; the memory cgroup; the memory and (v1, mounted apart) the
 # cpuacct cgroup. Needs cgroup v1 as root: elsewhere it says so and stops.
-memory_mount=$(awk '$9 == "cgroup" && $NF ~ /(^|,)memory(,|$)/ { print $5; exit }' /proc/self/mountinfo)
-cpuacct_mount=$(awk '$9 == "cgroup" && $NF ~ /(^|,)cpuacct(,|$)/ && $NF !~ /memory/ { print $5; exit }' /proc/self/mountinfo)
+# mountinfo: the file system's type is the field after the lone "-".
+v1_mount() {
+  awk -v want="$1" -v unwanted="${2:-}" '{
+    for (i = 7; i < NF; i++) if ($i == "-") break
+    if ($(i + 1) != "cgroup" || $NF !~ "(^|,)" want "(,|$)") next
+    if (unwanted != "" && $NF ~ "(^|,)" unwanted "(,|$)") next
+    print $5; exit
+  }' /proc/self/mountinfo
+}
+memory_mount=$(v1_mount memory)
+cpuacct_mount=$(v1_mount cpuacct memory)
 memory_own=$(awk -F: '$2 ~ /(^|,)memory(,|$)/ { print $3; exit }' /proc/self/cgroup)
 cpuacct_own=$(awk -F: '$2 ~ /(^|,)cpuacct(,|$)/ { print $3; exit }' /proc/self/cgroup)
 if [ "$(id -u)" != 0 ] || [ -z "$memory_mount" ] || [ -z "$cpuacct_mount" ]; then
