@@ -1,17 +1,21 @@
 #!/usr/bin/env python3
-"""Times several commands in interleaved rounds (A B C D, A B C D, ...) and prints each one's
+"""Times several commands in interleaved rounds (A B C D, C A D B, ...) and prints each one's
 median wall time in milliseconds as JSON. Interleaving keeps a drift in the machine's speed
 (other tenants, frequency changes) from landing on one command alone, as hyperfine's
-one-command-after-another order lets it.
+one-command-after-another order lets it; each round's order is shuffled (seeded, so a series
+can be repeated), so that what one command leaves the kernel to finish after it exits (freed
+cgroups, page cache written back) falls on each of the others alike.
 
 usage: interleave.py [--warmup N] [--cpu-rounds M] ROUNDS NAME=COMMAND...
-Each COMMAND is split on spaces; N warm-up rounds first (2 unless told). With --cpu-rounds, M
+Each COMMAND is split on spaces; N warm-up rounds first (2 unless told). INTERLEAVE_SEED picks
+the rounds' orders (1 unless set). With --cpu-rounds, M
 more rounds run each command under `perf stat -i -e task-clock` and "NAME cpu" gives the median
 milliseconds of CPU the command itself used, its children not counted (what it costs, whatever
 else the machine runs); left out when perf cannot count here.
 """
 import json
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -32,8 +36,9 @@ times = {name: [] for name, _ in commands}
 for _ in range(warmup):
     for _, command in commands:
         subprocess.run(command.split(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+shuffler = random.Random(int(os.environ.get("INTERLEAVE_SEED", "1")))
 for _ in range(rounds):
-    for name, command in commands:
+    for name, command in shuffler.sample(commands, len(commands)):
         start = time.perf_counter()
         subprocess.run(command.split(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
         times[name].append((time.perf_counter() - start) * 1000)
