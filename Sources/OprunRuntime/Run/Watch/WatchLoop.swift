@@ -58,10 +58,11 @@ final class WatchLoop {
       var changed = changedDuringCycle
       while true {
         if changed.isEmpty { changed = waitForChanges(graph: prepared.plan.graph) }
-        // The manifest is read again when it changed; while it has errors, the last good one runs.
-        // (Closures over self, never `files.isManifestFile`: that partial application kept a
+        // (A closure over self, never `files.isManifestFile`: that partial application kept a
         // copy of `files` alive, and each change recorded later copied every watched file's look.)
-        let rereads = !manifestIsBroken || changed.contains(where: { files.isManifestFile($0) })
+        let manifestChanged = changed.contains { files.isManifestFile($0) }
+        // The manifest is read again when it changed; while it has errors, the last good one runs.
+        let rereads = !manifestIsBroken || manifestChanged
         switch RunPlan.prepare(configuration, loaded: rereads ? nil : lastGood, looks: nextLooks()) {
         case .success(let next):
           prepared = next
@@ -73,7 +74,7 @@ final class WatchLoop {
           }
           // What is watched follows the manifest; after a change to inputs alone, what the
           // watcher knows is already up to date, and the cycle starts without looking again.
-          if changed.contains(where: { files.isManifestFile($0) }) {
+          if manifestChanged {
             files = WatchedFiles(graph: next.plan.graph, manifestPath: configuration.manifestPath)
             watch()
           }
