@@ -142,7 +142,9 @@ import Testing
     try folder.waitUntilExists("ready")
     let daemon = try #require(folder.pids("daemon.pid").first)
     defer { kill(daemon, SIGKILL) }
-    try waitUntil("the run's watchdog to start while its job runs") { liveWatchdogs(withEnvironment: marker).count == 1 }
+    try waitUntil("the run's watchdog to start while its job runs") {
+      liveWatchdogs(withEnvironment: marker).count == 1
+    }
 
     folder.touch("go")
     // Foundation's Process learns of an exit through a descriptor the daemon holds too.

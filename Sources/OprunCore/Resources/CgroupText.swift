@@ -73,7 +73,8 @@ public enum CgroupText {
       let digit = Int(digits[index]) - Int(UInt8(ascii: "0"))
       guard (0...9).contains(digit) else { return nil }
       let (shifted, overflowShift) = result.multipliedReportingOverflow(by: 10)
-      let (sum, overflowSum) = negative ? shifted.subtractingReportingOverflow(digit) : shifted.addingReportingOverflow(digit)
+      let (sum, overflowSum) =
+        negative ? shifted.subtractingReportingOverflow(digit) : shifted.addingReportingOverflow(digit)
       guard !overflowShift, !overflowSum else { return nil }
       result = sum
       index += 1

@@ -143,7 +143,8 @@ final class JobCgroups {
       // Memory left charged would be the floor of the peak just reset (and cannot be more
       // than the peak read at the former attempt's end).
       if (group.chargedAtMost ?? .max) > chargedLeftWorthReclaiming,
-        let left = group.readNumber(.current), left > chargedLeftWorthReclaiming {
+        let left = group.readNumber(.current), left > chargedLeftWorthReclaiming
+      {
         _ = group.write(.reclaim, String(left))
       }
       // Kernels before 6.12 cannot reset it: such a cgroup is not reused.
@@ -161,9 +162,9 @@ final class JobCgroups {
       {
         _ = group.write(.forceEmpty, "0")
       }
+      // The peak is reset; `cpuacct.usage` is not: the figure read at the former attempt's
+      // end, when nothing was left to run in it, is subtracted instead (one call a job fewer).
       guard group.write(.maxUsage, "0") else { return false }
-      // `cpuacct.usage` is not reset: the figure read at the former attempt's end, when
-      // nothing was left to run in it, is subtracted instead (one call a job fewer).
     }
     return limit(group, to: memory)
   }
@@ -196,26 +197,14 @@ final class JobCgroups {
   /// cgroup keeps none), and its limit when the kernel killed one of them for passing it. Nil
   /// when the counters cannot be read.
   func usage(of group: JobCgroup, measured: ResourceUsage?) -> ResourceUsage? {
-    let peak: Int?
-    let cpu: Double?
-    let kills: Int
-    switch version {
-    case .v2:
-      // Read through the file it was reset through: a reset holds for that open file only.
-      peak = group.readNumber(.peak)
-      group.chargedAtMost = peak
-      let microseconds = group.readCPUTime()
-      cpu = microseconds.map { Double($0 - group.countersBefore.cpu) / 1e6 }
-      kills = group.readKills(.events) ?? 0
-      if let microseconds { group.countersBefore.cpu = microseconds }
-    case .v1:
-      peak = group.readNumber(.maxUsage)
-      group.chargedAtMost = peak
-      let nanoseconds = group.readCPUTime()
-      cpu = nanoseconds.map { Double($0 - group.countersBefore.cpu) / 1e9 }
-      if let nanoseconds { group.countersBefore.cpu = nanoseconds }
-      kills = group.readKills(.outOfMemoryControl) ?? 0
-    }
+    // v2's peak is read through the file it was reset through: a reset holds for that open file only.
+    let peak = group.readNumber(version == .v2 ? .peak : .maxUsage)
+    group.chargedAtMost = peak
+    // v2 counts microseconds, v1 nanoseconds.
+    let cpuTime = group.readCPUTime()
+    let cpu = cpuTime.map { Double($0 - group.countersBefore.cpu) / (version == .v2 ? 1e6 : 1e9) }
+    if let cpuTime { group.countersBefore.cpu = cpuTime }
+    let kills = group.readKills(killsFile) ?? 0
     let killsSince = kills - group.countersBefore.kills
     group.countersBefore.kills = kills
     group.countersRead = true
@@ -224,6 +213,9 @@ final class JobCgroups {
     if killsSince > 0 { usage.outOfMemoryLimit = group.memoryLimit }
     return usage
   }
+
+  /// Where the kernel counts the processes it killed for passing a cgroup's limit.
+  private var killsFile: ControlFile { version == .v2 ? .events : .outOfMemoryControl }
 
   /// The attempt is over: its cgroup goes to the free pool when no process is left in it
   /// (its counters that cannot be reset read first, unless ``usage(of:measured:)`` just did),
@@ -234,8 +226,7 @@ final class JobCgroups {
       if !group.countersRead {
         group.chargedAtMost = nil
         group.countersBefore.cpu = group.readCPUTime() ?? group.countersBefore.cpu
-        group.countersBefore.kills =
-          group.readKills(version == .v2 ? .events : .outOfMemoryControl) ?? group.countersBefore.kills
+        group.countersBefore.kills = group.readKills(killsFile) ?? group.countersBefore.kills
       }
       group.countersRead = false
       free.append(group)
