@@ -9,6 +9,15 @@ STATIC_CXX = $(CURDIR)/.build/static-c++
 RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -L$(STATIC_CXX) -Xswiftc -Xclang-linker -Xswiftc -static-libgcc
 # Not OPRUN: that is the variable the end-to-end tests read, and a caller may export it.
 RELEASE_BINARY = .build/release/oprun
+# The watchdog (docs/ARCHITECTURE.md) as a program of its own: watchdog.c built alone, static,
+# by the C compiler that comes with Swift. oprun runs it from beside its executable (or from
+# ../libexec/oprun/ once installed) at every run's first job; where it is missing, oprun runs
+# its own executable again, which costs a run about 1.5 ms more to start.
+WATCHDOG_CC = $(firstword $(wildcard $(dir $(realpath $(shell command -v $(SWIFT))))clang) cc)
+WATCHDOG_SOURCES = Sources/COprunSystem/watchdog.c Sources/COprunSystem/child_signals.c
+WATCHDOG_STATIC = $(if $(wildcard $(shell $(WATCHDOG_CC) -print-file-name=libc.a 2>/dev/null)),-static)
+build-watchdog = $(WATCHDOG_CC) -O2 -Wall -DOPRUN_WATCHDOG_PROGRAM -ISources/COprunSystem/include $(WATCHDOG_STATIC) \
+  -o $(1)/oprun-watchdog $(WATCHDOG_SOURCES)
 
 .PHONY: all deps test-deps build static-c++ debug demo test test-tsan test-tsan-unit test-asan test-asan-unit test-slurm torture kill-campaign concurrent-campaign resources bench bench-slurm fuzz install install-files uninstall format lint clean
 
@@ -53,6 +62,7 @@ test-deps: deps
 
 build: deps static-c++
 	$(SWIFT) build $(RELEASE_FLAGS) --product oprun
+	$(call build-watchdog,$(patsubst %/,%,$(dir $(RELEASE_BINARY))))
 
 # Where the C++ compiler keeps libstdc++.a; without one there, the shared library is linked.
 static-c++:
@@ -61,12 +71,14 @@ static-c++:
 
 debug: deps
 	$(SWIFT) build
+	$(call build-watchdog,.build/debug)
 
 demo: build
 	$(RELEASE_BINARY) jobs/demo.yaml
 
 test: test-deps
 	$(SWIFT) build
+	$(call build-watchdog,.build/debug)
 	$(SWIFT) test
 
 # Under ThreadSanitizer the spawn's child does not share oprun's memory, so oprun, not the
@@ -99,6 +111,7 @@ test-tsan: test-tsan-unit
 # The unit half of test-tsan alone (the end-to-end half takes as long as make test).
 test-tsan-unit: test-deps
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
+	$(call build-watchdog,.build-tsan/debug)
 	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --filter '$(UNIT_TESTS)(Queue|Execution|Reporting|RunDriver|Control|JSON|File|HashCache)'
 
 # The torture campaign (Tests/EndToEndTests/TortureTests.swift): SEEDS random runs from FIRST,
@@ -108,6 +121,7 @@ SEEDS ?= 200
 FIRST ?= 1
 torture: deps
 	$(SWIFT) build --build-tests
+	$(call build-watchdog,.build/debug)
 	OPRUN_TORTURE_SEEDS=$(SEEDS) OPRUN_TORTURE_FIRST_SEED=$(FIRST) $(if $(SEED),OPRUN_TORTURE_SEED=$(SEED)) \
 	  OPRUN_TORTURE_LOG=$(CURDIR)/.build/torture.log OPRUN_TORTURE_KEEP=$(CURDIR)/.build/torture-kept \
 	  $(SWIFT) test --skip-build --filter TortureTests
@@ -133,6 +147,7 @@ SLURM_CLUSTER = scripts/slurm-cluster.sh
 test-slurm: deps
 	$(SLURM_CLUSTER) install
 	$(SWIFT) build --build-tests
+	$(call build-watchdog,.build/debug)
 	@trap '$(SLURM_CLUSTER) down' EXIT; \
 	$(SLURM_CLUSTER) up && eval "$$($(SLURM_CLUSTER) env)" && \
 	OPRUN_SLURM=1 $(SWIFT) test --skip-build --filter 'EndToEndTests\.SlurmTests'
@@ -140,6 +155,7 @@ test-slurm: deps
 # The resource tests at full size (100,000 jobs, 10,000 grandchildren); `make test` runs smaller ones.
 resources: deps
 	$(SWIFT) build --build-tests
+	$(call build-watchdog,.build/debug)
 	OPRUN_RESOURCES=full $(SWIFT) test --skip-build --filter ResourceTests
 
 # The same unit tests, the manifest's too, and the end-to-end tests (but the resource tests) under
@@ -155,6 +171,7 @@ test-asan: test-asan-unit
 # The unit half of test-asan alone.
 test-asan-unit: test-deps
 	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
+	$(call build-watchdog,.build-asan/debug)
 	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan \
 	  --filter '$(UNIT_TESTS)(Queue|Execution|Reporting|RunDriver|Control|JSON|Manifest|File|HashCache)'
 
@@ -210,8 +227,10 @@ endif
 BASH_COMPLETIONS = $(PREFIX)/share/bash-completion/completions
 ZSH_COMPLETIONS = $(PREFIX)/share/zsh/site-functions
 FISH_COMPLETIONS = $(PREFIX)/share/fish/vendor_completions.d
+INSTALLED_WATCHDOG = $(DESTDIR)$(PREFIX)/libexec/oprun/oprun-watchdog
 INSTALLED = $(DESTDIR)$(PREFIX)/bin/oprun $(DESTDIR)$(PREFIX)/share/man/man1/oprun.1 \
-  $(DESTDIR)$(BASH_COMPLETIONS)/oprun $(DESTDIR)$(ZSH_COMPLETIONS)/_oprun $(DESTDIR)$(FISH_COMPLETIONS)/oprun.fish
+  $(DESTDIR)$(BASH_COMPLETIONS)/oprun $(DESTDIR)$(ZSH_COMPLETIONS)/_oprun $(DESTDIR)$(FISH_COMPLETIONS)/oprun.fish \
+  $(INSTALLED_WATCHDOG)
 
 install: build
 	$(MAKE) install-files BINARY=$(RELEASE_BINARY)
@@ -223,6 +242,8 @@ install-files:
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
 	  $(DESTDIR)$(BASH_COMPLETIONS) $(DESTDIR)$(ZSH_COMPLETIONS) $(DESTDIR)$(FISH_COMPLETIONS)
 	install -m 755 $(BINARY) $(DESTDIR)$(PREFIX)/bin/oprun
+	if [ -x $(dir $(BINARY))oprun-watchdog ]; then \
+	  install -d $(dir $(INSTALLED_WATCHDOG)) && install -m 755 $(dir $(BINARY))oprun-watchdog $(INSTALLED_WATCHDOG); fi
 	install -m 644 man/oprun.1 $(DESTDIR)$(PREFIX)/share/man/man1/oprun.1
 	$(BINARY) --generate-completion-script bash > $(DESTDIR)$(BASH_COMPLETIONS)/oprun
 	$(BINARY) --generate-completion-script zsh > $(DESTDIR)$(ZSH_COMPLETIONS)/_oprun
@@ -231,6 +252,7 @@ install-files:
 
 uninstall:
 	rm -f $(INSTALLED)
+	rmdir $(dir $(INSTALLED_WATCHDOG)) 2>/dev/null || true
 
 format:
 	$(SWIFT) format --in-place --recursive Sources Tests Benchmarks Package.swift

@@ -24,15 +24,19 @@
 #define SYS_close_range 436
 #endif
 
-// The watchdog is oprun's own executable run again (/proc/self/exe), which this file's
-// constructor turns into the watchdog before anything else runs. It used to be a fork that
-// never exec'd: it then shared every page of oprun's memory copy-on-write for the whole run,
-// and each page oprun wrote afterwards cost a copy and, with oprun's threads, a TLB shootdown
-// on every CPU (a quarter of the CPU of a --watch cycle over 10,000 files). Where the
-// executable cannot be run again, it is still such a fork. Either way it makes raw system
-// calls only (no allocation, no libc lock, no sanitizer interceptor). Its whole state is the
-// set of listed process groups, one bit per possible group number (PID_MAX_LIMIT on 64-bit
-// Linux); the pages it never touches cost nothing.
+// The watchdog is a program of its own, `oprun-watchdog`: this file built alone and static
+// (OPRUN_WATCHDOG_PROGRAM, `make build`), beside oprun's executable or, installed, in
+// ../libexec/oprun/. Where that program is missing it is oprun's own executable run again
+// (/proc/self/exe): this file's constructor turns either into the watchdog before anything
+// else runs. The small program is what a run should pay: loading oprun's 40 MB executable
+// again took 1.5 ms of CPU at every run's start, on the core its first job needs. The
+// watchdog used to be a fork that never exec'd: it then shared every page of oprun's memory
+// copy-on-write for the whole run, and each page oprun wrote afterwards cost a copy and, with
+// oprun's threads, a TLB shootdown on every CPU (a quarter of the CPU of a --watch cycle over
+// 10,000 files). Where no executable can be run, it is still such a fork. Either way it makes
+// raw system calls only (no allocation, no libc lock, no sanitizer interceptor). Its whole
+// state is the set of listed process groups, one bit per possible group number
+// (PID_MAX_LIMIT on 64-bit Linux); the pages it never touches cost nothing.
 enum { group_limit = 1 << 22 };
 static uint64_t listed_groups[group_limit / 64];
 
@@ -282,8 +286,10 @@ __attribute__((noreturn)) static void watchdog_run(int channel, int64_t grace, c
   __builtin_unreachable();
 }
 
-/// The name the watchdog is run again under (argv[0]), and the word after it: both must be
-/// there for the constructor to take a process for the watchdog.
+/// The name the watchdog is run under (argv[0]), and the word after it: both must be there
+/// for the constructor to take a process for the watchdog. The marker changes whenever the
+/// arguments or the records do, so that a program left from another version of oprun
+/// refuses rather than misreads them.
 static const char watchdog_name[] = "oprun-watchdog";
 static const char watchdog_marker[] = "--oprun-watchdog-channel";
 
@@ -332,7 +338,30 @@ __attribute__((constructor)) static void oprun_watchdog_entry(int argc, char **a
 /// Most cgroup folders a run has (one per hierarchy), as arguments of the watchdog.
 enum { most_cgroup_folders = 32 };
 
+/// The watchdog program where it was built or installed with oprun's executable: in the same
+/// folder (a build tree), else in ../libexec/oprun/ (an installed oprun); empty when neither
+/// holds one that can be run. Found once a process.
+static char watchdog_program[4096];
+static pthread_once_t watchdog_program_found = PTHREAD_ONCE_INIT;
+
+static void find_watchdog_program(void) {
+  char folder[4096];
+  ssize_t length = readlink("/proc/self/exe", folder, sizeof folder - 1);
+  if (length <= 0) return;
+  folder[length] = 0;
+  char *slash = strrchr(folder, '/');
+  if (!slash) return;
+  *slash = 0;
+  const char *const places[] = {"%s/oprun-watchdog", "%s/../libexec/oprun/oprun-watchdog"};
+  for (size_t index = 0; index < sizeof places / sizeof places[0]; index++) {
+    int written = snprintf(watchdog_program, sizeof watchdog_program, places[index], folder);
+    if (written > 0 && (size_t)written < sizeof watchdog_program && access(watchdog_program, X_OK) == 0) return;
+  }
+  watchdog_program[0] = 0;
+}
+
 pid_t oprun_watchdog_start(int64_t grace_nanoseconds, const char *cgroups, int *channel) {
+  pthread_once(&watchdog_program_found, find_watchdog_program);
   int ends[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) return -1;
   // As much room for records as the system grants (net.core.wmem_max caps it).
@@ -372,6 +401,7 @@ pid_t oprun_watchdog_start(int64_t grace_nanoseconds, const char *cgroups, int *
       // A group of its own at once: a terminal's Ctrl-C meant for oprun must not reach it.
       syscall(SYS_setpgid, 0, 0);
       syscall(SYS_fcntl, ends[1], F_SETFD, 0);
+      if (watchdog_program[0]) syscall(SYS_execve, watchdog_program, arguments, environ);
       syscall(SYS_execve, "/proc/self/exe", arguments, environ);
       exec_failed = 1;
       syscall(SYS_exit_group, 127);
@@ -412,3 +442,12 @@ pid_t oprun_watchdog_start(int64_t grace_nanoseconds, const char *cgroups, int *
   *channel = ends[0];
   return watchdog;
 }
+
+#ifdef OPRUN_WATCHDOG_PROGRAM
+/// Reached only when the constructor did not take the process: it was not started by oprun.
+int main(void) {
+  static const char message[] = "oprun-watchdog: started by oprun at a run's first job, not by hand\n";
+  syscall(SYS_write, 2, message, sizeof message - 1);
+  return 2;
+}
+#endif

@@ -4,7 +4,7 @@ import Testing
 @testable import OprunCore
 
 /// `make install` and `make uninstall` into a prefix of the test's own, and what they install:
-/// the binary, the man page (complete, and rendered by `man` without a warning) and the bash,
+/// the binary, the watchdog program it runs (when built beside it), the man page (complete, and rendered by `man` without a warning) and the bash,
 /// zsh and fish completion scripts (which `CompletionTests` tries in their shells).
 @Suite(.serialized) struct InstallTests {
   /// What `make install PREFIX=…` puts where, relative to the prefix.
@@ -13,22 +13,46 @@ import Testing
     "share/zsh/site-functions/_oprun", "share/fish/vendor_completions.d/oprun.fish",
   ]
 
+  /// The watchdog program goes with the binary when it was built beside it (`make build`).
+  static let watchdogProgram = "libexec/oprun/oprun-watchdog"
+
   @Test func installPutsEveryFileInThePrefixAndUninstallTakesEachAway() throws {
     let prefix = try Scratch()
     let installed = try make(["install-files", "BINARY=\(oprunBinary)", "PREFIX=\(prefix.url.path)"])
     #expect(installed.status == 0, "\(installed.stderr)")
-    for file in Self.installedFiles {
+    let builtWatchdog = URL(fileURLWithPath: oprunBinary).deletingLastPathComponent()
+      .appendingPathComponent("oprun-watchdog").path
+    let expected =
+      Self.installedFiles + (FileManager.default.isExecutableFile(atPath: builtWatchdog) ? [Self.watchdogProgram] : [])
+    for file in expected {
       let attributes = try FileManager.default.attributesOfItem(atPath: prefix.path(file))
       let mode = (attributes[.posixPermissions] as? Int) ?? 0
-      #expect(mode == (file.hasPrefix("bin/") ? 0o755 : 0o644), "\(file): \(String(mode, radix: 8))")
+      let executable = file.hasPrefix("bin/") || file == Self.watchdogProgram
+      #expect(mode == (executable ? 0o755 : 0o644), "\(file): \(String(mode, radix: 8))")
       #expect(((attributes[.size] as? Int) ?? 0) > 0, "\(file) is empty")
     }
     let version = try OprunProcess(["--version"], in: prefix, executable: prefix.path("bin/oprun")).wait()
     #expect(version.status == 0 && !version.stdout.isEmpty)
+    if expected.contains(Self.watchdogProgram) {
+      // The installed oprun finds its watchdog in ../libexec/oprun/.
+      let folder = try Scratch()
+      let marker = "OPRUN_TEST_RUN=\(UUID().uuidString)"
+      try folder.manifest("jobs:\n  waiter:\n    command: touch ready; while [ ! -e go ]; do sleep 0.01; done\n")
+      let parts = marker.split(separator: "=").map(String.init)
+      let run = try OprunProcess(
+        runArguments(), in: folder, environment: [parts[0]: parts[1]], executable: prefix.path("bin/oprun"))
+      try folder.waitUntilExists("ready")
+      try waitUntil("the run's watchdog to start") { liveWatchdogs(withEnvironment: marker).count == 1 }
+      let watchdog = try #require(liveWatchdogs(withEnvironment: marker).first)
+      let program = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(watchdog)/exe")
+      #expect(program == URL(fileURLWithPath: prefix.path(Self.watchdogProgram)).resolvingSymlinksInPath().path)
+      folder.touch("go")
+      #expect(run.wait().status == 0)
+    }
 
     let removed = try make(["uninstall", "PREFIX=\(prefix.url.path)"])
     #expect(removed.status == 0, "\(removed.stderr)")
-    for file in Self.installedFiles {
+    for file in expected + ["libexec/oprun"] {
       #expect(!prefix.exists(file), "\(file) is still there")
     }
   }

@@ -156,6 +156,44 @@ import Testing
     #expect(oprun.wait().status == 0)
   }
 
+  /// The watchdog is the small program built beside oprun (`make build`, `make test`), not
+  /// oprun's own executable loaded again at every run's start.
+  @Test func theWatchdogIsTheProgramBesideOprunsExecutable() throws {
+    let program = try #require(watchdogProgram, "no oprun-watchdog beside \(oprunBinary): make builds it")
+    let folder = try Scratch()
+    let marker = "OPRUN_TEST_RUN=\(UUID().uuidString)"
+    try folder.manifest("jobs:\n  waiter:\n    command: touch ready; while [ ! -e go ]; do sleep 0.01; done\n")
+    let oprun = try OprunProcess(runArguments(), in: folder, environment: environment(marker))
+    try folder.waitUntilExists("ready")
+    try waitUntil("the run's watchdog to start") { liveWatchdogs(withEnvironment: marker).count == 1 }
+    let watchdog = try #require(liveWatchdogs(withEnvironment: marker).first)
+    #expect(executable(of: watchdog) == program)
+    folder.touch("go")
+    #expect(oprun.wait().status == 0)
+  }
+
+  /// Where the watchdog program is missing (an oprun copied alone), oprun runs its own
+  /// executable as the watchdog, and a SIGKILLed oprun's job still ends.
+  @Test func anOprunCopiedWithoutItsWatchdogProgramIsItsOwnWatchdog() throws {
+    let folder = try Scratch()
+    let copy = folder.path("oprun")
+    try FileManager.default.copyItem(atPath: oprunBinary, toPath: copy)
+    let marker = "OPRUN_TEST_RUN=\(UUID().uuidString)"
+    try folder.manifest("jobs:\n  sleeper:\n    command: sleep 1000 & echo $! > sleeper.pid; touch ready; wait\n")
+    let oprun = try OprunProcess(
+      runArguments(["--grace", "0.5"]), in: folder, environment: environment(marker), executable: copy)
+    try folder.waitUntilExists("ready")
+    let sleeper = try #require(folder.pids("sleeper.pid").first)
+    defer { kill(sleeper, SIGKILL) }
+    try waitUntil("the run's watchdog to start") { liveWatchdogs(withEnvironment: marker).count == 1 }
+    let watchdog = try #require(liveWatchdogs(withEnvironment: marker).first)
+    #expect(executable(of: watchdog) == URL(fileURLWithPath: copy).resolvingSymlinksInPath().path)
+
+    oprun.send(SIGKILL)
+    try waitUntil("the job's sleep to end") { !isAlive(sleeper) }
+    #expect(oprun.wait().signal == SIGKILL)
+  }
+
   /// The watchdog holds none of oprun's descriptors: `oprun | cat` ends when oprun does,
   /// even while the watchdog waits out a long grace for a job that ignores SIGTERM.
   @Test func oprunPipedIntoCatEndsWhenOprunIsKilledWhileItsWatchdogWaits() throws {
@@ -187,17 +225,19 @@ import Testing
 
   /// A job inherits no descriptor of oprun's: the journal, the event and trace files, the
   /// control socket, the watchdog's channel and another job's pipes are all close-on-exec.
-  /// The watchdog is oprun's executable under the name `oprun-watchdog`: run so by hand, on a
-  /// descriptor that is not oprun's channel, it must not take the failed read for oprun's
-  /// death and empty and remove the folders it is given.
-  @Test func theWatchdogRunByHandWithoutOprunsChannelTouchesNothing() throws {
+  /// The watchdog is the `oprun-watchdog` program, or oprun's executable under that name:
+  /// run so by hand, on a descriptor that is not oprun's channel, it must not take the failed
+  /// read for oprun's death and empty and remove the folders it is given.
+  @Test(arguments: ["oprun", "oprun-watchdog"])
+  func theWatchdogRunByHandWithoutOprunsChannelTouchesNothing(_ executable: String) throws {
+    let binary = executable == "oprun" ? oprunBinary : try #require(watchdogProgram)
     let folder = try Scratch()
     let decoy = folder.path("oprun-decoy")
     try FileManager.default.createDirectory(atPath: decoy + "/empty", withIntermediateDirectories: true)
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/bin/bash")
     process.arguments = [
-      "-c", #"exec -a oprun-watchdog "$0" --oprun-watchdog-channel 0 0 "$1" < /dev/null"#, oprunBinary, decoy,
+      "-c", #"exec -a oprun-watchdog "$0" --oprun-watchdog-channel 0 0 "$1" < /dev/null"#, binary, decoy,
     ]
     try process.run()
     process.waitUntilExit()
@@ -230,6 +270,18 @@ import Testing
       line.hasPrefix("lister | ") ? String(line.dropFirst("lister | ".count)) : nil
     }
     #expect(listed == ["0", "1", "2"])
+  }
+
+  /// The watchdog program beside the oprun under test, its links resolved; nil when there is none.
+  private var watchdogProgram: String? {
+    let path = URL(fileURLWithPath: oprunBinary).resolvingSymlinksInPath().deletingLastPathComponent()
+      .appendingPathComponent("oprun-watchdog").path
+    return FileManager.default.isExecutableFile(atPath: path) ? path : nil
+  }
+
+  /// The executable `pid` runs, as /proc names it.
+  private func executable(of pid: Int32) -> String? {
+    try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")
   }
 
   private func environment(_ marker: String) -> [String: String] {
