@@ -51,6 +51,17 @@ public enum CgroupText {
     value(of: "oom_kill", in: bytes) ?? 0
   }
 
+  /// Whether a cgroup whose peak was `peak` bytes can have had a process killed for passing
+  /// its limit of `limit` bytes (nil: none, which nothing passes). The kernel kills only when a
+  /// charge that would pass the limit fails alone after reclaim, and no charge is larger than
+  /// a huge page or a large kernel allocation (a few megabytes): the peak then came within one
+  /// of the limit. True when the peak is unknown.
+  public static func mayHaveReachedLimit(peak: Int?, limit: Int?) -> Bool {
+    guard let peak else { return true }
+    guard let limit else { return false }
+    return peak >= limit - max(limit / 8, 16 << 20)
+  }
+
   /// CPU seconds from cgroup v2's `cpu.stat` (`usage_usec`, microseconds).
   public static func cpuSeconds(cpuStat text: String) -> Double? {
     value(of: "usage_usec", in: text).map { Double($0) / 1e6 }

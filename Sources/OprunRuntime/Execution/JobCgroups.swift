@@ -194,9 +194,9 @@ final class JobCgroups {
 
   /// What the cgroup's processes used since it was given to the attempt, by its counters: the
   /// whole group's peak, its CPU time (`measured`'s, from the reaped processes, where the
-  /// cgroup keeps none), and its limit when the kernel killed one of them for passing it. Nil
-  /// when the counters cannot be read.
-  func usage(of group: JobCgroup, measured: ResourceUsage?) -> ResourceUsage? {
+  /// cgroup keeps none), and, for an attempt that `failed`, its limit when the kernel killed
+  /// one of its processes for passing it. Nil when the counters cannot be read.
+  func usage(of group: JobCgroup, measured: ResourceUsage?, failed: Bool) -> ResourceUsage? {
     // v2's peak is read through the file it was reset through: a reset holds for that open file only.
     let peak = group.readNumber(version == .v2 ? .peak : .maxUsage)
     group.chargedAtMost = peak
@@ -204,13 +204,22 @@ final class JobCgroups {
     let cpuTime = group.readCPUTime()
     let cpu = cpuTime.map { Double($0 - group.countersBefore.cpu) / (version == .v2 ? 1e6 : 1e9) }
     if let cpuTime { group.countersBefore.cpu = cpuTime }
-    let kills = group.readKills(killsFile) ?? 0
-    let killsSince = kills - group.countersBefore.kills
-    group.countersBefore.kills = kills
+    // The kernel kills for passing the limit only once the usage is there, so the kills are
+    // counted only for an attempt whose peak came that near, and read only for one that did
+    // or that failed: a trivial job that succeeded makes one call fewer. A kill of the
+    // machine's (or an enclosing cgroup's) OOM killer in an attempt that succeeded all the
+    // same is then counted to the next attempt of this cgroup that reads them, and reported
+    // only if that attempt failed near its own limit.
+    let nearLimit = CgroupText.mayHaveReachedLimit(peak: peak, limit: group.memoryLimit)
+    var killsSince = 0
+    if failed || nearLimit, let kills = group.readKills(killsFile) {
+      killsSince = kills - group.countersBefore.kills
+      group.countersBefore.kills = kills
+    }
     group.countersRead = true
     guard let peak, let cpuSeconds = cpu ?? measured?.cpuSeconds else { return nil }
     var usage = ResourceUsage(cpuSeconds: cpuSeconds, peakMemory: peak, source: .cgroup)
-    if killsSince > 0 { usage.outOfMemoryLimit = group.memoryLimit }
+    if killsSince > 0, nearLimit { usage.outOfMemoryLimit = group.memoryLimit }
     return usage
   }
 
@@ -218,7 +227,7 @@ final class JobCgroups {
   private var killsFile: ControlFile { version == .v2 ? .events : .outOfMemoryControl }
 
   /// The attempt is over: its cgroup goes to the free pool when no process is left in it
-  /// (its counters that cannot be reset read first, unless ``usage(of:measured:)`` just did),
+  /// (its counters that cannot be reset read first, unless ``usage(of:measured:failed:)`` just did),
   /// else it is removed if it can be; what a job left running keeps it until ``removeAll()``.
   func release(_ group: JobCgroup) {
     group.closeJoining()
@@ -349,10 +358,14 @@ final class JobCgroup {
     joining = []
   }
 
-  /// Whether no process is in it.
+  /// Whether no process is in it: in its first folder, which every process of the attempt
+  /// joins first (v1's memory hierarchy, or v2's one); one read a job, not one per hierarchy.
+  /// Only a process that moved itself out of that folder alone (which takes root) could be
+  /// missed, and the run's end still ends it.
   func isEmpty() -> Bool {
     var byte: UInt8 = 0
-    return !procs.isEmpty && procs.allSatisfy { pread($0, &byte, 1, 0) == 0 }
+    guard let first = procs.first else { return false }
+    return pread(first, &byte, 1, 0) == 0
   }
 
   /// The number its control file `file` holds, read from the start of the file kept open.

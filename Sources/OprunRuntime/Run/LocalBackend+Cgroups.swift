@@ -11,6 +11,8 @@ extension LocalBackend {
     var group: JobCgroup
     var commandsLeft: Int
     var measured: ResourceUsage?
+    /// Whether a command of the attempt has ended otherwise than with status 0.
+    var failed = false
   }
 
   /// Makes the run's cgroup folders when some job declares resources; where none can be
@@ -44,19 +46,22 @@ extension LocalBackend {
     attemptCgroups[work] = AttemptCgroup(group: cgroup, commandsLeft: started)
   }
 
-  /// What to report for a command of `work` that exited having used `measured`: for an
-  /// attempt in a cgroup, nothing until its last command exits, then the cgroup's figures
-  /// (or, where they cannot be read, its commands' together), and its cgroup is released.
-  func usageAtExit(of work: WorkKey, measured: ResourceUsage?) -> ResourceUsage? {
+  /// What to report for a command of `work` that ended with `termination` having used
+  /// `measured`: for an attempt in a cgroup, nothing until its last command exits, then the
+  /// cgroup's figures (or, where they cannot be read, its commands' together), and its cgroup
+  /// is released.
+  func usageAtExit(of work: WorkKey, _ termination: Termination, measured: ResourceUsage?) -> ResourceUsage? {
     guard var entry = attemptCgroups[work] else { return measured }
     entry.commandsLeft -= 1
     entry.measured = entry.measured.combined(with: measured)
+    entry.failed = entry.failed || !termination.isSuccess
     guard entry.commandsLeft == 0 else {
       attemptCgroups[work] = entry
       return nil
     }
     attemptCgroups[work] = nil
-    let usage = cgroups?.usage(of: entry.group, measured: entry.measured) ?? entry.measured
+    let usage =
+      cgroups?.usage(of: entry.group, measured: entry.measured, failed: entry.failed) ?? entry.measured
     cgroups?.release(entry.group)
     return usage
   }

@@ -124,7 +124,7 @@ final class LocalBackend: JobBackend {
         // A group left empty can never be joined again: only its number can come back.
         if let watchdog, !processGroupExists(group) { watchdog.forget(group) }
         listAdoptedGroups()
-        reportHandler?(.exited(work, handle, termination, usageAtExit(of: work, measured: usage)))
+        reportHandler?(.exited(work, handle, termination, usageAtExit(of: work, termination, measured: usage)))
       })
     return handle
   }

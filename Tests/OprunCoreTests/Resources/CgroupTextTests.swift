@@ -16,6 +16,21 @@ import Testing
     #expect(CgroupText.outOfMemoryKills("oom_kill_disable 0\nunder_oom 0\n") == 0)
   }
 
+  /// Only a peak that came within a charge of the limit can have ended in a kill for passing it.
+  @Test func aKillForPassingTheLimitNeedsAPeakNearIt() {
+    let limit = 100 << 20
+    #expect(CgroupText.mayHaveReachedLimit(peak: limit, limit: limit))
+    #expect(CgroupText.mayHaveReachedLimit(peak: limit - (15 << 20), limit: limit))
+    #expect(!CgroupText.mayHaveReachedLimit(peak: limit - (17 << 20), limit: limit))
+    #expect(!CgroupText.mayHaveReachedLimit(peak: 1 << 20, limit: 1 << 30))
+    // An eighth of a large limit: a gigabyte's margin is 128 MB.
+    #expect(CgroupText.mayHaveReachedLimit(peak: (1 << 30) - (120 << 20), limit: 1 << 30))
+    // A limit smaller than the margin: every peak may have reached it.
+    #expect(CgroupText.mayHaveReachedLimit(peak: 0, limit: 8 << 20))
+    #expect(!CgroupText.mayHaveReachedLimit(peak: 1 << 40, limit: nil))
+    #expect(CgroupText.mayHaveReachedLimit(peak: nil, limit: limit))
+  }
+
   @Test func cpuTimeIsReadFromCpuStatAndCpuacctUsage() {
     let stat = "usage_usec 1534210\nuser_usec 1200000\nsystem_usec 334210\nnr_periods 0\n"
     #expect(CgroupText.cpuSeconds(cpuStat: stat) == 1.53421)
