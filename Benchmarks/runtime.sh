@@ -19,11 +19,16 @@ need cc gcc
 scratch_folder
 cc -O2 -o "$work/spawn-floor" Benchmarks/spawn-floor.c
 # Copies, as `make install` makes: the file the linker wrote starts up to 0.5 ms slower than a
-# copy of it (PERFORMANCE.md, start-up).
-cp "$OPRUN" "$work/oprun" && OPRUN=$work/oprun
+# copy of it (PERFORMANCE.md, start-up). Each with the watchdog program built beside it, in a
+# folder of its own: an oprun without one runs itself as its watchdog, 1.5 ms more a run.
+copy_oprun() {
+  mkdir -p "$work/$2" && cp "$1" "$work/$2/oprun"
+  if [ -x "$(dirname "$1")/oprun-watchdog" ]; then cp "$(dirname "$1")/oprun-watchdog" "$work/$2/"; fi
+}
+copy_oprun "$OPRUN" current && OPRUN=$work/current/oprun
 
 BASELINE=${OPRUN_BASELINE:-}
-if [ -n "$BASELINE" ]; then cp "$BASELINE" "$work/oprun-baseline" && BASELINE=$work/oprun-baseline; fi
+if [ -n "$BASELINE" ]; then copy_oprun "$BASELINE" baseline && BASELINE=$work/baseline/oprun; fi
 echo "$(date -u '+%Y-%m-%d %H:%M UTC') · $(nproc) cores · $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //') · N=$N, medians of $RUNS interleaved rounds"
 printf '%-8s %8s %8s %8s %8s %8s %8s %8s   %s\n' shape "direct" "sh" "oprun" "make" "ninja" "oprun-sh" "make-sh" \
   "ms; then each tool's time over the direct floor: oprun / make / ninja"
