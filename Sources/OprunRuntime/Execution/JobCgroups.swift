@@ -296,8 +296,9 @@ final class JobCgroups {
 /// `cgroup.procs` descriptors to join.
 final class JobCgroup {
   let folders: [String]
-  /// The `cgroup.procs` of each folder, open (read and write, close-on-exec) while it lives.
-  private var procs: [Int32] = []
+  /// The `cgroup.procs` of its first folder, open (close-on-exec) while it lives: whether it
+  /// is empty (``isEmpty()``); -1 before ``opensProcs(joiningThrough:)``.
+  private var procs: Int32 = -1
   /// The file of each folder a new process writes itself into, open (close-on-exec) while it
   /// lives: `cgroup.procs`, or v1's `tasks` (see ``opensProcs(joiningThrough:)``).
   private var joinFiles: [Int32] = []
@@ -322,8 +323,8 @@ final class JobCgroup {
     self.folders = folders
   }
 
-  /// Opens each folder's `cgroup.procs`, for seeing whether it is empty, and the file named
-  /// `joinFile` in it, for joining.
+  /// Opens the file named `joinFile` in each folder, for joining, and the first folder's
+  /// `cgroup.procs`, for seeing whether it is empty.
   ///
   /// On cgroup v1 a new process joins through `tasks`: writing "0" there moves the calling
   /// thread, which in a child that has not exec'd yet is the whole process, and the kernel
@@ -332,18 +333,15 @@ final class JobCgroup {
   /// quiet moment sleeps a whole RCU grace period (milliseconds, tens of them on a loaded
   /// machine) before its command can start.
   func opensProcs(joiningThrough joinFile: String) -> Bool {
+    let joinsThroughProcs = joinFile == "cgroup.procs"
     for folder in folders {
-      let descriptor = open(folder + "/cgroup.procs", O_RDWR | O_CLOEXEC)
-      guard descriptor >= 0 else { return false }
-      procs.append(descriptor)
-      if joinFile == "cgroup.procs" {
-        joinFiles.append(descriptor)
-      } else {
-        let join = open(folder + "/" + joinFile, O_WRONLY | O_CLOEXEC)
-        guard join >= 0 else { return false }
-        joinFiles.append(join)
-      }
+      let join = open(folder + "/" + joinFile, (joinsThroughProcs ? O_RDWR : O_WRONLY) | O_CLOEXEC)
+      guard join >= 0 else { return false }
+      joinFiles.append(join)
     }
+    guard let first = folders.first else { return false }
+    procs = joinsThroughProcs ? joinFiles[0] : open(first + "/cgroup.procs", O_RDONLY | O_CLOEXEC)
+    guard procs >= 0 else { return false }
     joining = joinFiles
     return true
   }
@@ -364,8 +362,7 @@ final class JobCgroup {
   /// missed, and the run's end still ends it.
   func isEmpty() -> Bool {
     var byte: UInt8 = 0
-    guard let first = procs.first else { return false }
-    return pread(first, &byte, 1, 0) == 0
+    return procs >= 0 && pread(procs, &byte, 1, 0) == 0
   }
 
   /// The number its control file `file` holds, read from the start of the file kept open.
@@ -420,9 +417,9 @@ final class JobCgroup {
 
   /// Closes every file it keeps open: the cgroup is being removed.
   func closeFiles() {
-    for descriptor in Set(procs + joinFiles) { close(descriptor) }
+    for descriptor in Set(joinFiles + [procs]) where descriptor >= 0 { close(descriptor) }
     for descriptor in files where descriptor >= 0 { close(descriptor) }
-    procs = []
+    procs = -1
     joinFiles = []
     joining = []
     files = [Int32](repeating: notOpened, count: ControlFile.allCases.count)
