@@ -6,9 +6,12 @@ one-command-after-another order lets it; each round's order is shuffled (seeded,
 can be repeated), so that what one command leaves the kernel to finish after it exits (freed
 cgroups, page cache written back) falls on each of the others alike.
 
-usage: interleave.py [--warmup N] [--cpu-rounds M] ROUNDS NAME=COMMAND...
+usage: interleave.py [--warmup N] [--cpu-rounds M] [--against BASE]... ROUNDS NAME=COMMAND...
 Each COMMAND is split on spaces; N warm-up rounds first (2 unless told). INTERLEAVE_SEED picks
-the rounds' orders (1 unless set). With --cpu-rounds, M
+the rounds' orders (1 unless set). With --against, "NAME/BASE" gives the median over the rounds
+of NAME's time divided by BASE's in the same round: the machine's speed drifts by more than
+the few per cent a cost may be, even between series, and a ratio taken within a round cancels
+what the drift does to both. With --cpu-rounds, M
 more rounds run each command under `perf stat -i -e task-clock` and "NAME cpu" gives the median
 milliseconds of CPU the command itself used, its children not counted (what it costs, whatever
 else the machine runs); left out when perf cannot count here.
@@ -23,12 +26,14 @@ import tempfile
 import time
 
 args = sys.argv[1:]
-warmup, cpu_rounds = 2, 0
+warmup, cpu_rounds, bases = 2, 0, []
 while args[0].startswith("--"):
     if args[0] == "--warmup":
         warmup = int(args[1])
     elif args[0] == "--cpu-rounds":
         cpu_rounds = int(args[1])
+    elif args[0] == "--against":
+        bases.append(args[1])
     args = args[2:]
 rounds = int(args[0])
 commands = [arg.split("=", 1) for arg in args[1:]]
@@ -43,6 +48,11 @@ for _ in range(rounds):
         subprocess.run(command.split(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
         times[name].append((time.perf_counter() - start) * 1000)
 medians = {name: statistics.median(values) for name, values in times.items()}
+for against in bases:
+    for name, values in times.items():
+        if name != against:
+            ratios = [value / base for value, base in zip(values, times[against])]
+            medians[f"{name}/{against}"] = statistics.median(ratios)
 
 
 def own_cpu(command):

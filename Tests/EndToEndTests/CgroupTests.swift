@@ -163,6 +163,31 @@ import Testing
     try expectNoCgroupLeft(by: folder)
   }
 
+  /// A cgroup that a job's leftover still holds is not given to the next job, whether the
+  /// leftover stayed in the job's process group or left it for a session of its own: the
+  /// next job runs in a cgroup of its own, and its peak is not the leftover's.
+  @Test(arguments: ["", "setsid "]) func aCgroupALeftoverHoldsIsNotGivenToTheNextJob(detach: String) throws {
+    let folder = try Self.scratch(
+      """
+      jobs:
+        leaver:
+          command: cat /proc/self/cgroup > leaver.txt; cp leaver.txt cgroup.txt; \(detach)python3 alloc.py 200 held > /dev/null 2>&1 & while [ ! -e held ]; do sleep 0.01; done
+          resources: {memory: 1G}
+        next:
+          command: cat /proc/self/cgroup > next.txt
+          resources: {memory: 1G}
+          dependencies: [leaver]
+      """)
+    try folder.write("alloc.py", Self.allocator + "time.sleep(300)\n")
+    let run = try runOprun(runArguments(["-j", "1", "--grace", "0.5"]), in: folder)
+    #expect(run.status == 0, "\(run.stderr)")
+    let leaver = try #require(folder.read("leaver.txt")), next = try #require(folder.read("next.txt"))
+    #expect(leaver != next, "the next job was given the cgroup a leftover holds: \(next)")
+    let peak = try #require(folder.events.finish(of: "next")?.int("peak_memory"))
+    #expect(peak < 100 * Self.megabyte, "peak_memory \(peak)")
+    try expectNoCgroupLeft(by: folder)
+  }
+
   /// What a job left running, even in a session of its own, is in its cgroup and ends with the run.
   @Test func whatAJobLeftInItsCgroupEndsWithTheRun() throws {
     let folder = try Self.scratch(

@@ -67,11 +67,6 @@ public enum CgroupText {
     value(of: "usage_usec", in: text).map { Double($0) / 1e6 }
   }
 
-  /// CPU seconds from cgroup v1's `cpuacct.usage` (nanoseconds).
-  public static func cpuSeconds(cpuacctUsage text: String) -> Double? {
-    number(text).map { Double($0) / 1e9 }
-  }
-
   /// A whole number written in decimal, all of `digits` (a sign allowed, as the kernel writes
   /// `-1`); nil for anything else (`max`, an empty text, more than an Int holds).
   private static func decimal(in digits: UnsafeRawBufferPointer) -> Int? {

@@ -73,6 +73,9 @@ final class AdoptedChildren {
   /// Reused between looks; grows to hold the longest listing seen.
   private var listing = [UInt8](repeating: 0, count: 4096)
   private var statBuffer = [UInt8](repeating: 0, count: 512)
+  /// Whether the last look read the whole listing: false where it could not be read, and
+  /// nothing can be told from it.
+  private(set) var listed = false
 
   /// Whose children are listed: the main thread's (a process's pid is its main thread's id),
   /// where a subreaper's orphans go; a test names its own thread, whose children it spawns.
@@ -113,7 +116,9 @@ final class AdoptedChildren {
   }
 
   /// Reads the whole listing into `listing`, from offset 0 until end of file; its length.
+  /// Sets ``listed``.
   private func readListing() -> Int {
+    listed = false
     if descriptor == nil { descriptor = open("/proc/self/task/\(thread)/children", O_RDONLY | O_CLOEXEC) }
     guard let descriptor, descriptor >= 0 else { return 0 }
     var length = 0
@@ -123,7 +128,10 @@ final class AdoptedChildren {
         pread(descriptor, bytes.baseAddress! + length, bytes.count - length, off_t(length))
       }
       if count < 0, errno == EINTR { continue }
-      guard count > 0 else { return length }
+      guard count > 0 else {
+        listed = count == 0
+        return length
+      }
       length += count
     }
   }

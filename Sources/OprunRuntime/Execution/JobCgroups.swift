@@ -4,22 +4,27 @@ import OprunCore
 /// The cgroups of one run (SPEC §12): a folder of oprun's per run, made where oprun may make
 /// one — cgroup v2 (the nearest cgroup at or above oprun's own that it may write and whose
 /// children get the memory controller: a subtree systemd delegated to the user, or any as
-/// root), else cgroup v1's memory hierarchy (as root), with v1's `cpuacct` beside it when
-/// mounted — and in it one cgroup per executing attempt of a job that declares resources,
-/// limited to the attempt's memory with no swap beyond it: a slot emptied by an earlier
-/// attempt, reset, where there is one.
+/// root), else cgroup v1's memory hierarchy (as root) — and in it one cgroup per executing
+/// attempt of a job that declares resources, limited to the attempt's memory with no swap
+/// beyond it: a slot emptied by an earlier attempt, reset, where there is one.
 ///
-/// Invariant: every folder in ``runFolders`` and every cgroup ``create(memory:)`` made is
+/// On v1 a job's cgroup is in the memory hierarchy alone: its CPU time is its reaped
+/// processes' (v1's memory controller keeps none). Joining `cpuacct` as well cost every job a
+/// second cgroup to join (about 2 % of a trivial job), and where `cpuacct` is mounted with
+/// `cpu`, as most v1 machines have it, it would have made each job a scheduling group of its
+/// own, weighed as one against the others whatever its processes.
+///
+/// Invariant: ``runFolder`` and every cgroup ``create(memory:)`` made is
 /// removed by ``removeAll()``, or by the watchdog if oprun dies first.
 /// Not thread-safe: use it from the event loop's thread.
 final class JobCgroups {
   enum Version: Sendable { case v2, v1 }
 
   let version: Version
-  /// The run's folders: v2's, or v1's memory one then, when mounted apart, its cpuacct one.
-  let runFolders: [String]
+  /// The run's folder: in v2's hierarchy, or v1's memory one.
+  let runFolder: String
   /// Cgroups made and not removed yet (given to an attempt, in the free pool, or holding a
-  /// job's leftovers), by path of their memory (or v2) folder.
+  /// job's leftovers), by path.
   private var made: [String: JobCgroup] = [:]
   /// Emptied cgroups, reset and given to the next attempts.
   private var free: [JobCgroup] = []
@@ -28,9 +33,9 @@ final class JobCgroups {
   /// Whether emptied cgroups are reused: not on a v2 kernel that cannot reset a peak.
   private var reuses = true
 
-  private init(version: Version, runFolders: [String]) {
+  private init(version: Version, runFolder: String) {
     self.version = version
-    self.runFolders = runFolders
+    self.runFolder = runFolder
   }
 
   /// Makes the run's folder, named `name`, where oprun may; or says why it cannot.
@@ -61,7 +66,7 @@ final class JobCgroups {
         let runFolder = folder + "/" + name
         if mkdir(runFolder, 0o755) == 0 {
           if writeText(runFolder + "/cgroup.subtree_control", "+memory") {
-            return JobCgroups(version: .v2, runFolders: [runFolder])
+            return JobCgroups(version: .v2, runFolder: runFolder)
           }
           rmdir(runFolder)
         }
@@ -71,26 +76,17 @@ final class JobCgroups {
     }
   }
 
-  /// Under oprun's own cgroup of v1's memory hierarchy (and of its cpuacct one, when
-  /// mounted apart), so that what bounds oprun still bounds its jobs.
+  /// Under oprun's own cgroup of v1's memory hierarchy, so that what bounds oprun still
+  /// bounds its jobs.
   private static func makeVersion1(named name: String, own: [String: String], mounts: [CgroupText.Mount]) -> JobCgroups?
   {
-    func folder(of controller: String) -> (mount: CgroupText.Mount, folder: String)? {
-      guard let path = own[controller],
-        let mount = mounts.first(where: { $0.type == "cgroup" && $0.controllers.contains(controller) }),
-        let folder = mount.folder(of: path)
-      else { return nil }
-      return (mount, folder)
-    }
-    guard let memory = folder(of: "memory") else { return nil }
-    let memoryRun = memory.folder + "/" + name
-    guard mkdir(memoryRun, 0o755) == 0 else { return nil }
-    var folders = [memoryRun]
-    if !memory.mount.controllers.contains("cpuacct"), let cpuacct = folder(of: "cpuacct") {
-      let cpuacctRun = cpuacct.folder + "/" + name
-      if mkdir(cpuacctRun, 0o755) == 0 { folders.append(cpuacctRun) }
-    }
-    return JobCgroups(version: .v1, runFolders: folders)
+    guard let path = own["memory"],
+      let mount = mounts.first(where: { $0.type == "cgroup" && $0.controllers.contains("memory") }),
+      let folder = mount.folder(of: path)
+    else { return nil }
+    let runFolder = folder + "/" + name
+    guard mkdir(runFolder, 0o755) == 0 else { return nil }
+    return JobCgroups(version: .v1, runFolder: runFolder)
   }
 
   /// Gives an attempt a cgroup, held to `memory` bytes when given (no swap beyond it), its
@@ -113,23 +109,15 @@ final class JobCgroups {
   }
 
   private func makeSlot(memory: Int?) -> JobCgroup? {
-    let name = "slot\(slots)"
+    let folder = runFolder + "/slot\(slots)"
     slots += 1
-    var folders: [String] = []
-    for runFolder in runFolders {
-      let folder = runFolder + "/" + name
-      guard mkdir(folder, 0o755) == 0 else {
-        for made in folders.reversed() { rmdir(made) }
-        return nil
-      }
-      folders.append(folder)
-    }
-    let group = JobCgroup(folders: folders)
+    guard mkdir(folder, 0o755) == 0 else { return nil }
+    let group = JobCgroup(folder: folder)
     guard group.opensProcs(joiningThrough: version == .v1 ? "tasks" : "cgroup.procs"), limit(group, to: memory) else {
       destroy(group)
       return nil
     }
-    made[folders[0]] = group
+    made[folder] = group
     return group
   }
 
@@ -162,8 +150,6 @@ final class JobCgroups {
       {
         _ = group.write(.forceEmpty, "0")
       }
-      // The peak is reset; `cpuacct.usage` is not: the figure read at the former attempt's
-      // end, when nothing was left to run in it, is subtracted instead (one call a job fewer).
       guard group.write(.maxUsage, "0") else { return false }
     }
     return limit(group, to: memory)
@@ -193,16 +179,14 @@ final class JobCgroups {
   }
 
   /// What the cgroup's processes used since it was given to the attempt, by its counters: the
-  /// whole group's peak, its CPU time (`measured`'s, from the reaped processes, where the
-  /// cgroup keeps none), and, for an attempt that `failed`, its limit when the kernel killed
+  /// whole group's peak, its CPU time (v1's: `measured`'s, from the reaped processes), and, for an attempt that `failed`, its limit when the kernel killed
   /// one of its processes for passing it. Nil when the counters cannot be read.
   func usage(of group: JobCgroup, measured: ResourceUsage?, failed: Bool) -> ResourceUsage? {
     // v2's peak is read through the file it was reset through: a reset holds for that open file only.
     let peak = group.readNumber(version == .v2 ? .peak : .maxUsage)
     group.chargedAtMost = peak
-    // v2 counts microseconds, v1 nanoseconds.
-    let cpuTime = group.readCPUTime()
-    let cpu = cpuTime.map { Double($0 - group.countersBefore.cpu) / (version == .v2 ? 1e6 : 1e9) }
+    let cpuTime = version == .v2 ? group.readCPUTime() : nil
+    let cpu = cpuTime.map { Double($0 - group.countersBefore.cpu) / 1e6 }
     if let cpuTime { group.countersBefore.cpu = cpuTime }
     // The kernel kills for passing the limit only once the usage is there, so the kills are
     // counted only for an attempt whose peak came that near, and read only for one that did
@@ -227,14 +211,15 @@ final class JobCgroups {
   private var killsFile: ControlFile { version == .v2 ? .events : .outOfMemoryControl }
 
   /// The attempt is over: its cgroup goes to the free pool when no process is left in it
-  /// (its counters that cannot be reset read first, unless ``usage(of:measured:failed:)`` just did),
-  /// else it is removed if it can be; what a job left running keeps it until ``removeAll()``.
-  func release(_ group: JobCgroup) {
+  /// (`knownEmpty`, or else as its `cgroup.procs` says; its counters that cannot be reset
+  /// read first, unless ``usage(of:measured:failed:)`` just did), else it is removed if it
+  /// can be; what a job left running keeps it until ``removeAll()``.
+  func release(_ group: JobCgroup, knownEmpty: Bool = false) {
     group.closeJoining()
-    if reuses, group.isEmpty() {
+    if reuses, knownEmpty || group.isEmpty() {
       if !group.countersRead {
         group.chargedAtMost = nil
-        group.countersBefore.cpu = group.readCPUTime() ?? group.countersBefore.cpu
+        if version == .v2 { group.countersBefore.cpu = group.readCPUTime() ?? group.countersBefore.cpu }
         group.countersBefore.kills = group.readKills(killsFile) ?? group.countersBefore.kills
       }
       group.countersRead = false
@@ -242,9 +227,9 @@ final class JobCgroups {
       return
     }
     group.countersRead = false
-    if removeFolders(of: group) {
+    if remove(group) {
       group.closeFiles()
-      made[group.folders[0]] = nil
+      made[group.folder] = nil
     }
   }
 
@@ -252,11 +237,11 @@ final class JobCgroups {
   /// is in it.
   private func destroy(_ group: JobCgroup) {
     group.closeFiles()
-    if removeFolders(of: group) { made[group.folders[0]] = nil }
+    if remove(group) { made[group.folder] = nil }
   }
 
   /// The run is over: what is still in its cgroups is killed, and every cgroup is removed,
-  /// then the run's folders (waiting up to two seconds for killed processes to go).
+  /// then the run's folder (waiting up to two seconds for killed processes to go).
   func removeAll() {
     free = []
     for group in made.values {
@@ -265,50 +250,46 @@ final class JobCgroups {
     }
     var tries = 0
     while true {
-      for (key, group) in made where removeFolders(of: group) { made[key] = nil }
+      for (key, group) in made where remove(group) { made[key] = nil }
       if made.isEmpty || tries == 200 { break }
       tries += 1
       usleep(10_000)
     }
-    for folder in runFolders.reversed() { rmdir(folder) }
+    rmdir(runFolder)
   }
 
   /// SIGKILL to everything in the cgroup: `cgroup.kill` on v2 where the kernel has it, else
   /// each process its `cgroup.procs` lists.
   private func kill(_ group: JobCgroup) {
-    for folder in group.folders {
-      if version == .v2, writeText(folder + "/cgroup.kill", "1") { continue }
-      for line in (readText(folder + "/cgroup.procs") ?? "").split(separator: "\n") {
-        if let pid = Int32(line), pid > 1 { Glibc.kill(pid, SIGKILL) }
-      }
+    if version == .v2, writeText(group.folder + "/cgroup.kill", "1") { return }
+    for line in (readText(group.folder + "/cgroup.procs") ?? "").split(separator: "\n") {
+      if let pid = Int32(line), pid > 1 { Glibc.kill(pid, SIGKILL) }
     }
   }
 
-  private func removeFolders(of group: JobCgroup) -> Bool {
-    var removed = true
-    for folder in group.folders where rmdir(folder) != 0 && errno != ENOENT { removed = false }
-    return removed
+  /// Whether its folder is gone: removed now, or before.
+  private func remove(_ group: JobCgroup) -> Bool {
+    rmdir(group.folder) == 0 || errno == ENOENT
   }
 }
 
-/// One cgroup of the run's, given to one attempt at a time: its folders (the memory or v2 one
-/// first), its control files kept open, and until the attempt's processes have started, its
-/// `cgroup.procs` descriptors to join.
+/// One cgroup of the run's, given to one attempt at a time: its folder, its control files kept
+/// open, and until the attempt's processes have started, the descriptor to join it through.
 final class JobCgroup {
-  let folders: [String]
-  /// The `cgroup.procs` of its first folder, open (close-on-exec) while it lives: whether it
-  /// is empty (``isEmpty()``); -1 before ``opensProcs(joiningThrough:)``.
+  let folder: String
+  /// Its `cgroup.procs`, open (close-on-exec) while it lives: whether it is empty
+  /// (``isEmpty()``); -1 before ``opensProcs(joiningThrough:)``.
   private var procs: Int32 = -1
-  /// The file of each folder a new process writes itself into, open (close-on-exec) while it
-  /// lives: `cgroup.procs`, or v1's `tasks` (see ``opensProcs(joiningThrough:)``).
-  private var joinFiles: [Int32] = []
-  /// What each new process of the attempt writes itself into (``joinFiles``); empty after
+  /// The file a new process writes itself into, open (close-on-exec) while it lives:
+  /// `cgroup.procs`, or v1's `tasks` (see ``opensProcs(joiningThrough:)``); -1 before.
+  private var joinFile: Int32 = -1
+  /// What each new process of the attempt writes itself into (``joinFile``); empty after
   /// ``closeJoining()``.
   private(set) var joining: [Int32] = []
   /// The limit it holds now, in bytes; nil: none.
   var memoryLimit: Int?
   /// The counters not reset, as they were when the current attempt was given the cgroup:
-  /// out-of-memory kills, and its CPU time (v2's microseconds, v1's nanoseconds).
+  /// out-of-memory kills, and v2's CPU time (microseconds).
   var countersBefore: (kills: Int, cpu: Int) = (0, 0)
   /// Bytes at most charged to it now, when known: the peak read at its last attempt's end,
   /// after which nothing ran in it (an emptied cgroup's usage only falls); nil: unknown.
@@ -319,12 +300,12 @@ final class JobCgroup {
   /// opened, ``notOpened`` before it is tried.
   private var files = [Int32](repeating: notOpened, count: ControlFile.allCases.count)
 
-  init(folders: [String]) {
-    self.folders = folders
+  init(folder: String) {
+    self.folder = folder
   }
 
-  /// Opens the file named `joinFile` in each folder, for joining, and the first folder's
-  /// `cgroup.procs`, for seeing whether it is empty.
+  /// Opens its file named `joinFile`, for joining, and its `cgroup.procs`, for seeing whether
+  /// it is empty.
   ///
   /// On cgroup v1 a new process joins through `tasks`: writing "0" there moves the calling
   /// thread, which in a child that has not exec'd yet is the whole process, and the kernel
@@ -332,23 +313,19 @@ final class JobCgroup {
   /// on. Through `cgroup.procs` it takes that lock for writing, and the first writer after a
   /// quiet moment sleeps a whole RCU grace period (milliseconds, tens of them on a loaded
   /// machine) before its command can start.
-  func opensProcs(joiningThrough joinFile: String) -> Bool {
-    let joinsThroughProcs = joinFile == "cgroup.procs"
-    for folder in folders {
-      let join = open(folder + "/" + joinFile, (joinsThroughProcs ? O_RDWR : O_WRONLY) | O_CLOEXEC)
-      guard join >= 0 else { return false }
-      joinFiles.append(join)
-    }
-    guard let first = folders.first else { return false }
-    procs = joinsThroughProcs ? joinFiles[0] : open(first + "/cgroup.procs", O_RDONLY | O_CLOEXEC)
+  func opensProcs(joiningThrough name: String) -> Bool {
+    let joinsThroughProcs = name == "cgroup.procs"
+    joinFile = open(folder + "/" + name, (joinsThroughProcs ? O_RDWR : O_WRONLY) | O_CLOEXEC)
+    guard joinFile >= 0 else { return false }
+    procs = joinsThroughProcs ? joinFile : open(folder + "/cgroup.procs", O_RDONLY | O_CLOEXEC)
     guard procs >= 0 else { return false }
-    joining = joinFiles
+    joining = [joinFile]
     return true
   }
 
   /// A new attempt's processes may join.
   func openJoining() {
-    joining = joinFiles
+    joining = [joinFile]
   }
 
   /// Every process of the attempt has started: no other may join.
@@ -356,10 +333,7 @@ final class JobCgroup {
     joining = []
   }
 
-  /// Whether no process is in it: in its first folder, which every process of the attempt
-  /// joins first (v1's memory hierarchy, or v2's one); one read a job, not one per hierarchy.
-  /// Only a process that moved itself out of that folder alone (which takes root) could be
-  /// missed, and the run's end still ends it.
+  /// Whether no process is in it, as its `cgroup.procs` lists them.
   func isEmpty() -> Bool {
     var byte: UInt8 = 0
     return procs >= 0 && pread(procs, &byte, 1, 0) == 0
@@ -376,11 +350,9 @@ final class JobCgroup {
     read(file, CgroupText.outOfMemoryKills)
   }
 
-  /// Its CPU time as the kernel counts it: v2's microseconds (`cpu.stat`), v1's nanoseconds
-  /// (`cpuacct.usage`, in its second folder); nil where it keeps none.
+  /// Its CPU time as cgroup v2 counts it (`cpu.stat`, microseconds); nil where it keeps none.
   func readCPUTime() -> Int? {
-    if folders.count > 1 { return readNumber(.cpuacctUsage) }
-    return read(.cpuStat) { CgroupText.value(of: "usage_usec", in: $0) }
+    read(.cpuStat) { CgroupText.value(of: "usage_usec", in: $0) }
   }
 
   /// What `parse` makes of the bytes of its control file `file`, read from the start of the
@@ -410,17 +382,17 @@ final class JobCgroup {
   private func descriptor(of file: ControlFile, for mode: Int32) -> Int32? {
     let known = files[file.rawValue]
     if known != notOpened { return known >= 0 ? known : nil }
-    let descriptor = open(folders[file.folder] + "/" + file.name, mode | O_CLOEXEC)
+    let descriptor = open(folder + "/" + file.name, mode | O_CLOEXEC)
     if descriptor >= 0 || mode != O_RDWR { files[file.rawValue] = descriptor }
     return descriptor >= 0 ? descriptor : nil
   }
 
   /// Closes every file it keeps open: the cgroup is being removed.
   func closeFiles() {
-    for descriptor in Set(joinFiles + [procs]) where descriptor >= 0 { close(descriptor) }
+    for descriptor in Set([joinFile, procs]) where descriptor >= 0 { close(descriptor) }
     for descriptor in files where descriptor >= 0 { close(descriptor) }
     procs = -1
-    joinFiles = []
+    joinFile = -1
     joining = []
     files = [Int32](repeating: notOpened, count: ControlFile.allCases.count)
   }
@@ -429,7 +401,7 @@ final class JobCgroup {
 /// The control files oprun reads or writes in a job's cgroup: cgroup v2's, then v1's.
 enum ControlFile: Int, CaseIterable {
   case peak, current, reclaim, max, swapMax, cpuStat, events
-  case maxUsage, usage, forceEmpty, limit, memoryAndSwapLimit, outOfMemoryControl, cpuacctUsage
+  case maxUsage, usage, forceEmpty, limit, memoryAndSwapLimit, outOfMemoryControl
 
   var name: String {
     switch self {
@@ -446,12 +418,8 @@ enum ControlFile: Int, CaseIterable {
     case .limit: "memory.limit_in_bytes"
     case .memoryAndSwapLimit: "memory.memsw.limit_in_bytes"
     case .outOfMemoryControl: "memory.oom_control"
-    case .cpuacctUsage: "cpuacct.usage"
     }
   }
-
-  /// The index of the folder it is in: v1's `cpuacct` hierarchy is the second.
-  var folder: Int { self == .cpuacctUsage ? 1 : 0 }
 }
 
 /// A control file not opened yet.

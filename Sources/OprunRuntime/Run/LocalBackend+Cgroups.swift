@@ -49,8 +49,12 @@ extension LocalBackend {
   /// What to report for a command of `work` that ended with `termination` having used
   /// `measured`: for an attempt in a cgroup, nothing until its last command exits, then the
   /// cgroup's figures (or, where they cannot be read, its commands' together), and its cgroup
-  /// is released.
-  func usageAtExit(of work: WorkKey, _ termination: Termination, measured: ResourceUsage?) -> ResourceUsage? {
+  /// is released: as empty, without reading it, when `nothingLeftBehind` (no process outlived
+  /// its command's first one, see ``listAdoptedGroups()``), since every process of the attempt
+  /// descends from its commands' first processes.
+  func usageAtExit(of work: WorkKey, _ termination: Termination, measured: ResourceUsage?, nothingLeftBehind: Bool)
+    -> ResourceUsage?
+  {
     guard var entry = attemptCgroups[work] else { return measured }
     entry.commandsLeft -= 1
     entry.measured = entry.measured.combined(with: measured)
@@ -62,7 +66,7 @@ extension LocalBackend {
     attemptCgroups[work] = nil
     let usage =
       cgroups?.usage(of: entry.group, measured: entry.measured, failed: entry.failed) ?? entry.measured
-    cgroups?.release(entry.group)
+    cgroups?.release(entry.group, knownEmpty: nothingLeftBehind)
     return usage
   }
 }

@@ -59,13 +59,22 @@ extension LocalBackend {
   }
 
   /// A job's first process exited: what it left in groups of their own, now oprun's children,
-  /// is told to the watchdog, so that a SIGKILL of oprun ends them too.
-  func listAdoptedGroups() {
-    guard let watchdog else { return }
-    let adopted = adoptedChildren.groups { groupSerials[$0] != nil || adoptedGroups.contains($0) }
+  /// is told to the watchdog, so that a SIGKILL of oprun ends them too. Returns whether
+  /// oprun's only children are the first processes of running commands: then no process a
+  /// finished command started lives on, since what outlives its parent becomes oprun's child
+  /// (oprun is their subreaper) before the parent's exit is reported. False when unknown.
+  func listAdoptedGroups() -> Bool {
+    guard let watchdog else { return false }
+    var onlyRunningCommands = true
+    let adopted = adoptedChildren.groups { pid in
+      if runningGroups.contains(pid) { return true }
+      onlyRunningCommands = false
+      return groupSerials[pid] != nil || adoptedGroups.contains(pid)
+    }
     for child in adopted where groupSerials[child.group] == nil && isOwn(child) {
       if adoptedGroups.insert(child.group).inserted { watchdog.watch(child.group) }
     }
+    return onlyRunningCommands && adoptedChildren.listed
   }
 
   /// Reaps every child that has exited. Only once no job or completion is being watched:

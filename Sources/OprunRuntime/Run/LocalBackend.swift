@@ -33,6 +33,9 @@ final class LocalBackend: JobBackend {
   /// and a signal meant for the first one must leave it alone.
   var groupSerials: [Int32: UInt64] = [:]
   private var lastSerial: UInt64 = 0
+  /// The groups of the commands running now, whose first process has not been reaped: the
+  /// children of oprun's that no job left behind.
+  var runningGroups: Set<Int32> = []
   /// Groups stopped by ``JobSignal/stop``, to continue.
   var stoppedGroups: [Int32] = []
   /// Groups a job's descendant made for itself, which oprun adopted and told the watchdog of.
@@ -104,7 +107,7 @@ final class LocalBackend: JobBackend {
   private func prepareFirstProcess() {
     hasStartedProcesses = true
     makeRunCgroups()
-    switch Watchdog.start(grace: grace, cgroupFolders: cgroups?.runFolders ?? []) {
+    switch Watchdog.start(grace: grace, cgroupFolders: cgroups.map { [$0.runFolder] } ?? []) {
     case .success(let started): watchdog = started
     case .failure(let error): onWarning?("\(error); jobs would outlive oprun if it were killed")
     }
@@ -117,14 +120,17 @@ final class LocalBackend: JobBackend {
     let group = process.processGroup
     let handle = CommandHandle(id: group, serial: lastSerial)
     groupSerials[group] = lastSerial
+    runningGroups.insert(group)
     loop.watchProcess(
       process, output: framing, masking: secrets, leftovers: leftoverOutput,
       onOutput: { [unowned self] stream, bytes in reportHandler?(.output(work, stream, Array(bytes))) },
       onExit: { [unowned self] termination, usage in
         // A group left empty can never be joined again: only its number can come back.
         if let watchdog, !processGroupExists(group) { watchdog.forget(group) }
-        listAdoptedGroups()
-        reportHandler?(.exited(work, handle, termination, usageAtExit(of: work, termination, measured: usage)))
+        runningGroups.remove(group)
+        let nothingLeftBehind = listAdoptedGroups()
+        let reported = usageAtExit(of: work, termination, measured: usage, nothingLeftBehind: nothingLeftBehind)
+        reportHandler?(.exited(work, handle, termination, reported))
       })
     return handle
   }

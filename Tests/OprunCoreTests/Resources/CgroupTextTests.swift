@@ -31,11 +31,10 @@ import Testing
     #expect(CgroupText.mayHaveReachedLimit(peak: nil, limit: limit))
   }
 
-  @Test func cpuTimeIsReadFromCpuStatAndCpuacctUsage() {
+  @Test func cpuTimeIsReadFromCpuStat() {
     let stat = "usage_usec 1534210\nuser_usec 1200000\nsystem_usec 334210\nnr_periods 0\n"
     #expect(CgroupText.cpuSeconds(cpuStat: stat) == 1.53421)
     #expect(CgroupText.cpuSeconds(cpuStat: "user_usec 5\n") == nil)
-    #expect(CgroupText.cpuSeconds(cpuacctUsage: "2500000000\n") == 2.5)
     #expect(CgroupText.number("254296064\n") == 254_296_064)
     #expect(CgroupText.number("max\n") == nil)
   }
