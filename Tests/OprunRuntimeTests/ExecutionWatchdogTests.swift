@@ -105,8 +105,10 @@ import Testing
     var watchdog: Watchdog? = try Watchdog.start(grace: 60).get()
     let pid = try #require(watchdog?.pid)
     watchdog?.watch(child.processGroup)
-    // Set up once its name is set, the last thing it does before it reads.
-    runLoop(loop, checkingEvery: 0.01) { readTextFile("/proc/\(pid)/comm") == "oprun-watchdog\n" }
+    // Set up once it is in "/", where it goes just after closing what it inherited (its name
+    // is no sign: the program is named so from its exec on).
+    try #require(currentFolder(of: getpid()) != "/")
+    runLoop(loop, checkingEvery: 0.01) { currentFolder(of: pid) == "/" }
 
     let descriptors = descriptorTargets(of: pid)
     #expect(descriptors.count == 1 && descriptors.allSatisfy { $0.hasPrefix("socket:") }, "\(descriptors)")
@@ -125,6 +127,13 @@ import Testing
 private func isRunning(_ pid: Int32) -> Bool {
   guard let state = procStat(pid)?[3] else { return false }
   return state != "Z" && state != "X"
+}
+
+/// The folder `pid` is in, as /proc shows it; nil when it cannot be read.
+private func currentFolder(of pid: Int32) -> String? {
+  var buffer = [CChar](repeating: 0, count: 4096)
+  let count = readlink("/proc/\(pid)/cwd", &buffer, buffer.count - 1)
+  return count < 0 ? nil : String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
 
 /// What each open descriptor of `pid` refers to (`socket:[…]`, a path, …).
