@@ -165,14 +165,24 @@ import Testing
 
   /// A cgroup that a job's leftover still holds is not given to the next job, whether the
   /// leftover stayed in the job's process group or left it for a session of its own: the
-  /// next job runs in a cgroup of its own, and its peak is not the leftover's.
+  /// next job runs in a cgroup of its own, and its peak is not the leftover's. Also when the
+  /// cgroup was looked into just before: `first` leaves a process behind, so that at the end
+  /// of `clean`, which leaves nothing, the cgroup `leaver` is then given is read for emptiness.
   @Test(arguments: ["", "setsid "]) func aCgroupALeftoverHoldsIsNotGivenToTheNextJob(detach: String) throws {
     let folder = try Self.scratch(
       """
       jobs:
+        first:
+          command: sleep 300 > /dev/null 2>&1 &
+          resources: {memory: 1G}
+        clean:
+          command: cat /proc/self/cgroup > clean.txt
+          resources: {memory: 1G}
+          dependencies: [first]
         leaver:
           command: cat /proc/self/cgroup > leaver.txt; cp leaver.txt cgroup.txt; \(detach)python3 alloc.py 200 held > /dev/null 2>&1 & while [ ! -e held ]; do sleep 0.01; done
           resources: {memory: 1G}
+          dependencies: [clean]
         next:
           command: cat /proc/self/cgroup > next.txt
           resources: {memory: 1G}
@@ -182,6 +192,7 @@ import Testing
     let run = try runOprun(runArguments(["-j", "1", "--grace", "0.5"]), in: folder)
     #expect(run.status == 0, "\(run.stderr)")
     let leaver = try #require(folder.read("leaver.txt")), next = try #require(folder.read("next.txt"))
+    #expect(folder.read("clean.txt") == leaver, "the cgroup of a job that left nothing was not given again")
     #expect(leaver != next, "the next job was given the cgroup a leftover holds: \(next)")
     let peak = try #require(folder.events.finish(of: "next")?.int("peak_memory"))
     #expect(peak < 100 * Self.megabyte, "peak_memory \(peak)")

@@ -277,8 +277,9 @@ final class JobCgroups {
 /// open, and until the attempt's processes have started, the descriptor to join it through.
 final class JobCgroup {
   let folder: String
-  /// Its `cgroup.procs`, open (close-on-exec) while it lives: whether it is empty
-  /// (``isEmpty()``); -1 before ``opensProcs(joiningThrough:)``.
+  /// Its `cgroup.procs`, open (close-on-exec) while it lives, on v2, where it is also the
+  /// join file: whether it is empty (``isEmpty()``); -1 on v1, and before
+  /// ``opensProcs(joiningThrough:)``.
   private var procs: Int32 = -1
   /// The file a new process writes itself into, open (close-on-exec) while it lives:
   /// `cgroup.procs`, or v1's `tasks` (see ``opensProcs(joiningThrough:)``); -1 before.
@@ -304,8 +305,7 @@ final class JobCgroup {
     self.folder = folder
   }
 
-  /// Opens its file named `joinFile`, for joining, and its `cgroup.procs`, for seeing whether
-  /// it is empty.
+  /// Opens its file named `joinFile`, for joining (and, on v2, for seeing whether it is empty).
   ///
   /// On cgroup v1 a new process joins through `tasks`: writing "0" there moves the calling
   /// thread, which in a child that has not exec'd yet is the whole process, and the kernel
@@ -317,8 +317,7 @@ final class JobCgroup {
     let joinsThroughProcs = name == "cgroup.procs"
     joinFile = open(folder + "/" + name, (joinsThroughProcs ? O_RDWR : O_WRONLY) | O_CLOEXEC)
     guard joinFile >= 0 else { return false }
-    procs = joinsThroughProcs ? joinFile : open(folder + "/cgroup.procs", O_RDONLY | O_CLOEXEC)
-    guard procs >= 0 else { return false }
+    procs = joinsThroughProcs ? joinFile : -1
     joining = [joinFile]
     return true
   }
@@ -334,9 +333,17 @@ final class JobCgroup {
   }
 
   /// Whether no process is in it, as its `cgroup.procs` lists them.
+  ///
+  /// On v1 it is opened anew for each look: v1 lists the pids an open `cgroup.procs` read first, and
+  /// gives the same list to a later read of that open file while it has been read within a
+  /// second, so a file kept open would say the cgroup is as empty as when first read.
   func isEmpty() -> Bool {
     var byte: UInt8 = 0
-    return procs >= 0 && pread(procs, &byte, 1, 0) == 0
+    if procs >= 0 { return pread(procs, &byte, 1, 0) == 0 }
+    let listing = open(folder + "/cgroup.procs", O_RDONLY | O_CLOEXEC)
+    guard listing >= 0 else { return false }
+    defer { close(listing) }
+    return Glibc.read(listing, &byte, 1) == 0
   }
 
   /// The number its control file `file` holds, read from the start of the file kept open.
