@@ -199,6 +199,33 @@ import Testing
     try expectNoCgroupLeft(by: folder)
   }
 
+  /// Memory a job leaves charged that cannot be given back (a file in a tmpfs, where there is
+  /// no swap to put it in) does not count against the next job: a cgroup holding it is not
+  /// given again, and the next job fits in its own limit.
+  @Test func memoryAJobLeftInATmpfsDoesNotCountAgainstTheNextJob() throws {
+    let file = "/dev/shm/oprun-cgroup-test-\(getpid())-\(UUID().uuidString)"
+    defer { unlink(file) }
+    let folder = try Self.scratch(
+      """
+      jobs:
+        fill:
+          command: cat /proc/self/cgroup > fill.txt; cp fill.txt cgroup.txt; head -c 300M /dev/zero > \(file)
+          resources: {memory: 1G}
+        next:
+          command: cat /proc/self/cgroup > next.txt; exec python3 alloc.py 200 next
+          resources: {memory: 400M}
+          dependencies: [fill]
+      """)
+    let run = try runOprun(runArguments(["-j", "1"]), in: folder)
+    #expect(run.status == 0, "\(run.stderr)")
+    let next = try #require(folder.events.finish(of: "next"))
+    #expect(next.string("outcome") == "succeeded", "\(next)")
+    let peak = try #require(next.int("peak_memory"))
+    #expect(peak >= 200 * Self.megabyte && peak < 300 * Self.megabyte, "peak_memory \(peak)")
+    #expect(folder.read("fill.txt") != folder.read("next.txt"), "the cgroup holding the tmpfs file was given again")
+    try expectNoCgroupLeft(by: folder)
+  }
+
   /// What a job left running, even in a session of its own, is in its cgroup and ends with the run.
   @Test func whatAJobLeftInItsCgroupEndsWithTheRun() throws {
     let folder = try Self.scratch(

@@ -124,7 +124,10 @@ final class JobCgroups {
   /// Makes an emptied cgroup like a new one: its limit `memory`, its peak and CPU time reset
   /// (or, where the kernel cannot reset them, their figures now kept to subtract), and the
   /// memory a former attempt left charged to it (page cache) given back, so that it counts in
-  /// no later peak. False when it cannot be: it is then removed and a new one made.
+  /// no later peak. False when it cannot be: it is then removed and a new one made. So is one
+  /// whose charge cannot be given back (files in a tmpfs, with no swap to put them in), which
+  /// would count in the next attempt's peak and against its limit; removing the cgroup hands
+  /// the charge to the run's folder.
   private func reset(_ group: JobCgroup, memory: Int?) -> Bool {
     switch version {
     case .v2:
@@ -134,6 +137,7 @@ final class JobCgroups {
         let left = group.readNumber(.current), left > chargedLeftWorthReclaiming
       {
         _ = group.write(.reclaim, String(left))
+        guard (group.readNumber(.current) ?? .max) <= chargedLeftWorthReclaiming else { return false }
       }
       // Kernels before 6.12 cannot reset it: such a cgroup is not reused.
       guard group.write(.peak, "reset") else {
@@ -149,6 +153,7 @@ final class JobCgroups {
         let left = group.readNumber(.usage), left > chargedLeftWorthReclaiming
       {
         _ = group.write(.forceEmpty, "0")
+        guard (group.readNumber(.usage) ?? .max) <= chargedLeftWorthReclaiming else { return false }
       }
       guard group.write(.maxUsage, "0") else { return false }
     }
@@ -241,19 +246,19 @@ final class JobCgroups {
   }
 
   /// The run is over: what is still in its cgroups is killed, and every cgroup is removed,
-  /// then the run's folder (waiting up to two seconds for killed processes to go).
+  /// then the run's folder (waiting up to two seconds for killed processes to go, and killing
+  /// again what is still listed: a process that forked after its pid was read is not killed
+  /// with it, as the watchdog's passes do).
   func removeAll() {
     free = []
-    for group in made.values {
-      group.closeFiles()
-      kill(group)
-    }
+    for group in made.values { group.closeFiles() }
     var tries = 0
     while true {
+      for group in made.values { kill(group) }
+      if tries > 0 { usleep(10_000) }
       for (key, group) in made where remove(group) { made[key] = nil }
       if made.isEmpty || tries == 200 { break }
       tries += 1
-      usleep(10_000)
     }
     rmdir(runFolder)
   }
