@@ -184,8 +184,9 @@ final class JobCgroups {
   }
 
   /// What the cgroup's processes used since it was given to the attempt, by its counters: the
-  /// whole group's peak, its CPU time (v1's: `measured`'s, from the reaped processes), and, for an attempt that `failed`, its limit when the kernel killed
-  /// one of its processes for passing it. Nil when the counters cannot be read.
+  /// whole group's peak, its CPU time (v1's: `measured`'s, from the reaped processes), and,
+  /// for an attempt that `failed`, its limit when the kernel killed one of its processes for
+  /// passing it. Nil when the counters cannot be read.
   func usage(of group: JobCgroup, measured: ResourceUsage?, failed: Bool) -> ResourceUsage? {
     // v2's peak is read through the file it was reset through: a reset holds for that open file only.
     let peak = group.readNumber(version == .v2 ? .peak : .maxUsage)
