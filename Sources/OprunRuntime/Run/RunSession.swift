@@ -15,9 +15,10 @@ final class RunSession {
   /// Adding this run grew the index of runs past another step: its entries of gone journals
   /// are to be dropped.
   private var indexIsDueForPruning = false
-  /// The index's pruning, on a pool thread beside the jobs; the run waits for it before it
-  /// ends, so that a pruning the run began is never cut short by its exit.
-  private var indexPruning: PendingValue<Bool>?
+  /// The pruning of old journals and of the index's entries of gone ones, on a pool thread
+  /// beside the jobs; the run waits for it before it ends, so that a pruning the run began is
+  /// never cut short by its exit.
+  private var pruning: PendingValue<Bool>?
 
   var graph: JobGraph { plan.graph }
   /// Called once the run has begun, with its loop and driver: what else the run's loop is to
@@ -95,6 +96,7 @@ final class RunSession {
     if let newJournal, let journalWarning = openJournal(newJournal, of: identity, driver: driver) {
       warnings.append(journalWarning)
     }
+    if journal != nil, let created = try? newJournal?.get() { pruneJournals(keeping: created.file) }
     for observer in observers { driver.addObserver(observer) }
     output.onReaderClosed = { driver.apply(.outputClosed) }
     output.onWarning = { driver.warn($0) }
@@ -102,9 +104,6 @@ final class RunSession {
     let (control, controlWarning) = openControlChannel(driver: driver, identity: identity)
     if let controlWarning { warnings.append(controlWarning) }
     driver.start(run: identity, control: control?.path, warnings: warnings)
-    // After the first jobs are spawned: removing old journals and the index's entries of them
-    // reads and stats files, which the jobs need not wait for.
-    if journal != nil, let created = try? newJournal?.get() { pruneJournals(keeping: created.file) }
     whileRunning?(loop, driver)
     if human.options.statusLineColumns != nil { refreshStatusLine(of: human, driver: driver, terminal: humanFD) }
     loop.run { driver.isFinished }
@@ -117,10 +116,10 @@ final class RunSession {
     }
     summary = human.summary
     hasher?.cache.save()
+    _ = pruning?.value
     if let journal, let fileRecords = plan.fileRecords {
       removeListingsNoLongerNamed(after: journal, records: fileRecords)
     }
-    _ = indexPruning?.value
     control?.finish()
     output.drain(alongWith: { control?.isDrained ?? true })
     control?.close()
@@ -278,15 +277,18 @@ final class RunSession {
   /// journals that are gone. The index is left as it is otherwise, entries of journals just
   /// removed included (`oprun log` says of those that their journal is gone): rewriting it, and
   /// looking at every journal it names, for each run would cost every run more than the
-  /// run itself. The journals are looked at on one of the hashing threads, never on the loop:
-  /// they may be in any folder the user ever ran in, a hung network mount among them, and the
-  /// loop must go on reading output, timing jobs out and taking signals meanwhile.
+  /// run itself. Done on one of the hashing threads, never on the loop: reading the journals'
+  /// headers and removing a file take longer than a trivial job (a removed file's blocks are
+  /// freed as it goes), and the index's journals may be in any folder the user ever ran in, a
+  /// hung network mount among them, while the loop must go on reaping jobs, reading output,
+  /// timing jobs out and taking signals.
   private func pruneJournals(keeping newJournal: String) {
     let folder = JournalFolder(manifestPath: configuration.manifestPath)
-    folder.prune(keeping: newJournal, tracked: graph.trackedJobNames)
-    guard indexIsDueForPruning, let index = RunIndex.ofThisUser() else { return }
-    indexPruning = PendingValue(on: HashingPool.shared) {
-      index.dropEntriesOfGoneJournals()
+    let tracked = graph.trackedJobNames
+    let indexIsDueForPruning = indexIsDueForPruning
+    pruning = PendingValue(on: HashingPool.shared) {
+      folder.prune(keeping: newJournal, tracked: tracked)
+      if indexIsDueForPruning, let index = RunIndex.ofThisUser() { index.dropEntriesOfGoneJournals() }
       return true
     }
   }
