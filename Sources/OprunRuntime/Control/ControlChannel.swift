@@ -85,11 +85,7 @@ public final class ControlChannel {
     description: RunDescription? = nil, apply: @escaping (RunCommand) -> Void
   ) -> Result<ControlChannel, ControlChannelError> {
     if let problem = ControlFolder.prepare(folder) { return .failure(ControlChannelError(problem)) }
-    let history: WatchHistory
-    switch WatchHistory.create(limit: limits.historyLimit) {
-    case .success(let created): history = created
-    case .failure(let error): return .failure(ControlChannelError("no history for watchers: \(error)"))
-    }
+    let history = WatchHistory(limit: limits.historyLimit)
     let path = ControlFolder.socketPath(in: folder, pid: getpid())
     let descriptionPath = description.map { _ in RunDescription.path(besideSocket: path) }
     if let description, let descriptionPath, let problem = description.write(to: descriptionPath) {

@@ -4,7 +4,9 @@ import Glibc
 ///
 /// The lines are kept in an unnamed temporary file (``UnnamedFile``), so that memory does
 /// not grow with the run's output: only the newest lines, less than ``tailCapacity``, wait
-/// in memory to be written together.
+/// in memory to be written together. The file is made when they are first written: most
+/// runs' histories never outgrow memory, and a file made and freed is a share of a short
+/// run's time (an inode taken as it starts, given back as it exits).
 ///
 /// Invariant: the history is whole lines, each ending in a newline; offsets handed out
 /// (``length``, ``lines(from:atMost:)``) are line boundaries.
@@ -12,7 +14,10 @@ final class WatchHistory {
   /// 64 KiB: one write(2) for many events, little held in memory.
   static let tailCapacity = 64 << 10
 
-  private let fd: Int32
+  /// The file, once the history has outgrown ``tailCapacity``; -1 before.
+  private var fd: Int32 = -1
+  /// Where the file may be made, in order.
+  private let folders: [String]
   /// Bytes written to the file: the history's first `fileLength` bytes.
   private var fileLength = 0
   /// The history's bytes after `fileLength`, not written yet.
@@ -25,24 +30,18 @@ final class WatchHistory {
   /// Set once the run's last line is in: nothing follows.
   private(set) var isComplete = false
 
-  private init(fd: Int32, limit: Int) {
-    self.fd = fd
+  /// A new, empty history of at most `limit` bytes, whose file goes in the first of `folders`
+  /// that can hold it.
+  init(in folders: [String] = UnnamedFile.defaultFolders(), limit: Int = defaultLimit) {
+    self.folders = folders
     self.limit = limit
     tail.reserveCapacity(Self.tailCapacity)
   }
 
-  deinit { close(fd) }
+  deinit { if fd >= 0 { close(fd) } }
 
   /// 1 GiB: hours of a busy run's events and output, and a bound on the disk it takes.
   static let defaultLimit = 1 << 30
-
-  /// A new, empty history of at most `limit` bytes, in the first of `folders` that can hold
-  /// its file.
-  static func create(in folders: [String] = UnnamedFile.defaultFolders(), limit: Int = defaultLimit) -> Result<
-    WatchHistory, SystemError
-  > {
-    UnnamedFile.open(inFirstOf: folders).map { WatchHistory(fd: $0, limit: limit) }
-  }
 
   /// Bytes in the history.
   var length: Int { fileLength + tail.count }
@@ -148,6 +147,14 @@ final class WatchHistory {
   }
 
   private func writeTail() {
+    if fd < 0 {
+      switch UnnamedFile.open(inFirstOf: folders) {
+      case .success(let opened): fd = opened
+      case .failure(let error):
+        failure = "no temporary file can hold it (\(error))"
+        return
+      }
+    }
     var written = 0
     while written < tail.count {
       let count = tail.withUnsafeBytes {

@@ -255,8 +255,23 @@ import Testing
     #expect(try harness.exchange(#"{"command":"status"}"# + "\n") == Self.okLine + "\n")
   }
 
+  @Test func aHistoryNeedsNoFileUntilItOutgrowsMemoryAndThenSaysWhyItStopped() throws {
+    let history = WatchHistory(in: ["/nonexistent-folder-for-a-history"])
+    let line = Array(("{\"text\":\"" + String(repeating: "q", count: 1000) + "\"}\n").utf8)
+    let fitting = WatchHistory.tailCapacity / line.count
+    for _ in 0..<fitting { history.append(line) }
+    #expect(history.failure == nil)
+    #expect(try history.lines(from: (fitting - 1) * line.count, atMost: line.count).get() == line)
+
+    history.append(line)
+    history.append(line)
+    #expect(history.failure?.hasPrefix("no temporary file can hold it") == true)
+    #expect(history.length == fitting * line.count)
+    #expect(try history.lines(from: 0, atMost: history.length).get().count == history.length)
+  }
+
   @Test func theHistoryIsWholeLinesFromAnUnnamedFileAndHoldsLittleInMemory() throws {
-    let history = try WatchHistory.create().get()
+    let history = WatchHistory()
     let short = Array("{\"n\":1}\n".utf8)
     let long = Array(("{\"text\":\"" + String(repeating: "q", count: 200_000) + "\"}\n").utf8)
     for _ in 0..<10_000 { history.append(short) }
