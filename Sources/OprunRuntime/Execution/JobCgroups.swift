@@ -283,13 +283,12 @@ final class JobCgroups {
 /// open, and until the attempt's processes have started, the descriptor to join it through.
 final class JobCgroup {
   let folder: String
-  /// Its `cgroup.procs`, open (close-on-exec) while it lives, on v2, where it is also the
-  /// join file: whether it is empty (``isEmpty()``); -1 on v1, and before
-  /// ``opensProcs(joiningThrough:)``.
-  private var procs: Int32 = -1
   /// The file a new process writes itself into, open (close-on-exec) while it lives:
   /// `cgroup.procs`, or v1's `tasks` (see ``opensProcs(joiningThrough:)``); -1 before.
   private var joinFile: Int32 = -1
+  /// Whether ``joinFile`` is its `cgroup.procs` (v2), which then also says whether it is
+  /// empty (``isEmpty()``).
+  private var joinsThroughProcs = false
   /// What each new process of the attempt writes itself into (``joinFile``); empty after
   /// ``closeJoining()``.
   private(set) var joining: [Int32] = []
@@ -320,10 +319,9 @@ final class JobCgroup {
   /// quiet moment sleeps a whole RCU grace period (milliseconds, tens of them on a loaded
   /// machine) before its command can start.
   func opensProcs(joiningThrough name: String) -> Bool {
-    let joinsThroughProcs = name == "cgroup.procs"
+    joinsThroughProcs = name == "cgroup.procs"
     joinFile = open(folder + "/" + name, (joinsThroughProcs ? O_RDWR : O_WRONLY) | O_CLOEXEC)
     guard joinFile >= 0 else { return false }
-    procs = joinsThroughProcs ? joinFile : -1
     joining = [joinFile]
     return true
   }
@@ -344,12 +342,11 @@ final class JobCgroup {
   /// gives the same list to a later read of that open file while it has been read within a
   /// second, so a file kept open would say the cgroup is as empty as when first read.
   func isEmpty() -> Bool {
+    guard joinsThroughProcs else {
+      return (try? FileContents.readPrefix(path: folder + "/cgroup.procs", count: 1).get())?.isEmpty ?? false
+    }
     var byte: UInt8 = 0
-    if procs >= 0 { return pread(procs, &byte, 1, 0) == 0 }
-    let listing = open(folder + "/cgroup.procs", O_RDONLY | O_CLOEXEC)
-    guard listing >= 0 else { return false }
-    defer { close(listing) }
-    return Glibc.read(listing, &byte, 1) == 0
+    return joinFile >= 0 && pread(joinFile, &byte, 1, 0) == 0
   }
 
   /// The number its control file `file` holds, read from the start of the file kept open.
@@ -402,9 +399,8 @@ final class JobCgroup {
 
   /// Closes every file it keeps open: the cgroup is being removed.
   func closeFiles() {
-    for descriptor in Set([joinFile, procs]) where descriptor >= 0 { close(descriptor) }
+    if joinFile >= 0 { close(joinFile) }
     for descriptor in files where descriptor >= 0 { close(descriptor) }
-    procs = -1
     joinFile = -1
     joining = []
     files = [Int32](repeating: notOpened, count: ControlFile.allCases.count)
