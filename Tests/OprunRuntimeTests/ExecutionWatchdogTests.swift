@@ -131,8 +131,13 @@ private func isRunning(_ pid: Int32) -> Bool {
 
 /// The folder `pid` is in, as /proc shows it; nil when it cannot be read.
 private func currentFolder(of pid: Int32) -> String? {
+  linkTarget("/proc/\(pid)/cwd")
+}
+
+/// What the link at `path` leads to; nil when it cannot be read.
+private func linkTarget(_ path: String) -> String? {
   var buffer = [CChar](repeating: 0, count: 4096)
-  let count = readlink("/proc/\(pid)/cwd", &buffer, buffer.count - 1)
+  let count = readlink(path, &buffer, buffer.count - 1)
   return count < 0 ? nil : String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
 
@@ -144,9 +149,7 @@ private func descriptorTargets(of pid: Int32) -> [String] {
   while let entry = readdir(directory) {
     let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
     guard name != ".", name != ".." else { continue }
-    var buffer = [CChar](repeating: 0, count: 256)
-    let count = readlink("/proc/\(pid)/fd/\(name)", &buffer, buffer.count - 1)
-    targets.append(count < 0 ? "?" : String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self))
+    targets.append(linkTarget("/proc/\(pid)/fd/\(name)") ?? "?")
   }
   return targets
 }
