@@ -131,4 +131,39 @@ import Testing
     #expect(run.status == 0)
     #expect(folder.read("nice.txt") == "19\n")
   }
+
+  /// oprun's loop asks for a short scheduler slice (docs/PERFORMANCE.md); its jobs must not
+  /// get it, nor lose the niceness they inherit.
+  @Test func aJobKeepsTheDefaultSliceAndTheNicenessItInheritsWhateverOprunsLoopAsks() throws {
+    let ownSlice = try #require(Self.slice(in: try String(contentsOfFile: "/proc/self/sched", encoding: .utf8)))
+    let folder = try Scratch()
+    try folder.manifest(
+      """
+      jobs:
+        look: {command: "cat /proc/$$/sched > job.txt; cat /proc/$PPID/sched > oprun.txt; cut -d' ' -f19 /proc/$$/stat > nice.txt"}
+      """)
+    let oprun = try OprunProcess(
+      ["nice", "-n", "5", oprunBinary] + runArguments(), in: folder, executable: "/usr/bin/env")
+    #expect(oprun.wait().status == 0)
+    #expect(folder.read("nice.txt") == "\(min(ownNiceness() + 5, 19))\n")
+    #expect(Self.slice(in: folder.read("job.txt") ?? "") == ownSlice)
+    if Self.kernelHonoursCustomSlices {
+      #expect(Self.slice(in: folder.read("oprun.txt") ?? "") == 100_000)
+    }
+  }
+
+  /// The `se.slice` line of a `/proc/PID/sched` file, in nanoseconds.
+  static func slice(in schedFile: String) -> Int? {
+    schedFile.split(separator: "\n").first { $0.hasPrefix("se.slice") }
+      .flatMap { Int($0.split(separator: " ").last ?? "") }
+  }
+
+  /// Linux 6.12 and later take a thread's slice from `sched_attr.sched_runtime`.
+  static var kernelHonoursCustomSlices: Bool {
+    var name = utsname()
+    uname(&name)
+    let release = withUnsafeBytes(of: &name.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+    let numbers = release.split(whereSeparator: { !$0.isNumber }).prefix(2).compactMap { Int($0) }
+    return numbers.count == 2 && (numbers[0], numbers[1]) >= (6, 12)
+  }
 }

@@ -59,6 +59,14 @@ int oprun_ioprio_get(pid_t pid);
 /// The I/O priority value for a class (1 realtime, 2 best-effort, 3 idle) and level.
 int oprun_ioprio_value(int io_class, int level);
 
+/// Asks for a time slice of `nanoseconds` for the calling thread (sched_attr.sched_runtime,
+/// honoured for SCHED_OTHER since Linux 6.12), with SCHED_RESET_ON_FORK so that the
+/// processes and threads it starts get the default slice. Left alone: a thread under another
+/// policy, or with a negative niceness (which reset-on-fork would take from its children).
+/// Returns 1 when the attributes were set (a kernel before 6.12 sets them and ignores the
+/// slice), else 0.
+int oprun_request_thread_slice(unsigned long long nanoseconds);
+
 // MARK: - Spawning
 
 /// What the child does between its creation and its command.

@@ -102,10 +102,12 @@ final class LocalBackend: JobBackend {
     }
   }
 
-  /// Starts the watchdog, then makes oprun the subreaper of what the jobs start (in that
-  /// order: the watchdog must not become oprun's child).
+  /// Asks for the loop's short slice (``LoopSlice``), starts the watchdog, then makes oprun
+  /// the subreaper of what the jobs start (in that order: the watchdog must not become
+  /// oprun's child).
   private func prepareFirstProcess() {
     hasStartedProcesses = true
+    LoopSlice.requestForThisThread()
     makeRunCgroups()
     switch Watchdog.start(grace: grace, cgroupFolders: cgroups.map { [$0.runFolder] } ?? []) {
     case .success(let started): watchdog = started
