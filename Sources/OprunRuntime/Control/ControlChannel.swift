@@ -209,11 +209,18 @@ public final class ControlChannel {
     skippedOutput.removeAll(keepingCapacity: true)
   }
 
+  /// Encodes the waiting events. Their buffer (up to ``unrecordedLimit`` events, 16 MB) is
+  /// taken, not copied, and given back emptied for the next ones; an event that arrives while
+  /// they are encoded starts a buffer of its own.
   private func recordUnrecorded() {
-    let events = unrecorded
-    unrecorded.removeAll(keepingCapacity: true)
+    var events: [RunEvent] = []
+    swap(&events, &unrecorded)
     unrecordedOutputBytes = 0
     for event in events { encoder.observe(event) }
+    if unrecorded.isEmpty {
+      events.removeAll(keepingCapacity: true)
+      unrecorded = events
+    }
   }
 
   /// A line of the run's watch stream: kept, and sent on to every watcher.
