@@ -107,9 +107,19 @@ public struct Transition: Sendable, Equatable {
   public var missingOutputs: [String] = []
   /// On `finished`, `succeeded`, for a job that declares inputs or outputs: what its journal
   /// record holds of its files. Added by the run driver.
-  public var files: FinishedFiles?
+  public var files: FinishedFiles? {
+    get { sharedFiles?.value }
+    set { sharedFiles = newValue.map(Shared.init) }
+  }
   /// On a job's first transition (from `pending`) under `--resume`: resumed, or why it runs.
-  public var decision: RunDecision?
+  public var decision: RunDecision? {
+    get { sharedDecision?.value }
+    set { sharedDecision = newValue.map(Shared.init) }
+  }
+  // Behind a reference: most transitions carry neither, and a run's events wait in buffers
+  // (the control channel keeps up to 65,536) where every transition is as large as its type.
+  private var sharedFiles: Shared<FinishedFiles>?
+  private var sharedDecision: Shared<RunDecision>?
   /// On `finished` of a job whose commands ran, and on `executing → ready` (a retry): the CPU
   /// time and peak memory its commands used — on a retry, that attempt's; on `finished`, every
   /// attempt's (CPU times summed, the largest peak). Added by the run driver.

@@ -65,6 +65,9 @@ public struct QueueNode: Sendable, Equatable {
 }
 
 /// One job, with `defaults` applied and names resolved to ids.
+///
+/// A run of 100,000 jobs holds 100,000 of these, so what most jobs do not have lives behind
+/// one shared reference (``RareParts``): a job that has none of it costs a word for it all.
 public struct JobNode: Sendable {
   public var id: JobID
   public var name: String
@@ -78,7 +81,6 @@ public struct JobNode: Sendable {
   /// The job's `qos`, else its queue's, else `defaults.qos`, else `.default`.
   public var qos: QualityOfService
   public var commands: [String]
-  public var completion: String?
   public var runIf: RunCondition
   /// Seconds; nil for none.
   public var timeout: Double?
@@ -95,22 +97,67 @@ public struct JobNode: Sendable {
   public var barrier: Bool
   public var interactive: Bool
   public var location: SourceLocation
+  private var rare = JobNode.noRareParts
+
+  /// What most jobs do not have, each at its default until set.
+  struct RareParts: Sendable {
+    var completion: String?
+    var instance: MatrixInstance?
+    var description: String?
+    var inputs: [PathPattern] = []
+    var outputs: [PathPattern] = []
+    var declaresFiles = false
+    var resources = ResourceSpec()
+    var cache: Bool?
+    var cacheEnv: [String] = []
+  }
+
+  private static let noRareParts = Shared(RareParts())
+
+  public var completion: String? {
+    get { rare.value.completion }
+    set { rare = rare.setting(\.completion, to: newValue) }
+  }
   /// Which instance of a matrix job this is; nil for a job without a matrix.
-  public var instance: MatrixInstance?
+  public var instance: MatrixInstance? {
+    get { rare.value.instance }
+    set { rare = rare.setting(\.instance, to: newValue) }
+  }
   /// Its `description`, as `oprun list`, `-n`, `oprun graph` and the report show it.
-  public var description: String?
+  public var description: String? {
+    get { rare.value.description }
+    set { rare = rare.setting(\.description, to: newValue) }
+  }
   /// What it reads and writes (SPEC §10), relative to where it runs.
-  public var inputs: [PathPattern] = []
-  public var outputs: [PathPattern] = []
+  public var inputs: [PathPattern] {
+    get { rare.value.inputs }
+    set { rare = rare.setting(\.inputs, to: newValue) }
+  }
+  public var outputs: [PathPattern] {
+    get { rare.value.outputs }
+    set { rare = rare.setting(\.outputs, to: newValue) }
+  }
   /// Its manifest writes `inputs` or `outputs`, an empty list included.
-  public var declaresFiles = false
+  public var declaresFiles: Bool {
+    get { rare.value.declaresFiles }
+    set { rare = rare.setting(\.declaresFiles, to: newValue) }
+  }
   /// What it needs (SPEC §12): its own `resources` over its queue's over `defaults`, one
   /// key at a time, each where it is written.
-  public var resources = ResourceSpec()
+  public var resources: ResourceSpec {
+    get { rare.value.resources }
+    set { rare = rare.setting(\.resources, to: newValue) }
+  }
   /// Its `cache` (SPEC §14): false keeps it out of a configured cache.
-  public var cache: Bool?
+  public var cache: Bool? {
+    get { rare.value.cache }
+    set { rare = rare.setting(\.cache, to: newValue) }
+  }
   /// Its `cache-env`: variables whose values its cache key holds.
-  public var cacheEnv: [String] = []
+  public var cacheEnv: [String] {
+    get { rare.value.cacheEnv }
+    set { rare = rare.setting(\.cacheEnv, to: newValue) }
+  }
 
   /// When a cache is configured, its outputs are kept there: it declares outputs and does not
   /// say `cache: false` (SPEC §14).
@@ -138,7 +185,6 @@ public struct JobNode: Sendable {
     self.explicitPriority = explicitPriority
     self.qos = qos
     self.commands = commands
-    self.completion = completion
     self.runIf = runIf
     self.timeout = timeout
     self.retries = retries
@@ -148,7 +194,9 @@ public struct JobNode: Sendable {
     self.barrier = barrier
     self.interactive = interactive
     self.location = location
-    self.instance = instance
+    if completion != nil || instance != nil {
+      rare = Shared(RareParts(completion: completion, instance: instance))
+    }
   }
 
   /// The priority band the job starts in, as Foundation orders a queue: an explicit
