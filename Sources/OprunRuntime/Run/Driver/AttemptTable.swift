@@ -4,38 +4,33 @@ import OprunCore
 /// on a backend and has not yet seen end, and the launches waiting for resources.
 ///
 /// Invariants: `running[job]` is set exactly while some command of the job's current attempt
-/// has started and not exited (its `remaining` is above 0); `runningCount` counts the set
-/// entries and `completionCount` the set `completions`. Every lookup and update is O(1) and in
-/// place: nothing here is copied per event, so a job costs the same in a run of any size.
+/// has started and not exited (its `remaining` is above 0). Both tables hold only what runs,
+/// not a slot for every job: a run of 100,000 jobs at `-j 8` keeps 8 entries. Every lookup and
+/// update is O(1) and in place: nothing here is copied per event, so a job costs the same in a
+/// run of any size.
 struct AttemptTable {
-  private var running: [RunningAttempt?]
-  private(set) var runningCount = 0
+  private var running: [JobID: RunningAttempt] = [:]
+  var runningCount: Int { running.count }
   /// Completion commands that have started and not exited, by job.
-  private var completions: [CommandHandle?]
-  private(set) var completionCount = 0
+  private var completions: [JobID: CommandHandle] = [:]
+  var completionCount: Int { completions.count }
   /// Launches whose start ran short of something the run's own commands give back as they
   /// end (descriptors, processes), in order; each holds its slot meanwhile.
   private var waitingForResources: [Launch] = []
   /// Something of the run ended since the waiting launches were last tried.
   private var somethingEnded = false
 
-  init(jobs: Int) {
-    running = Array(repeating: nil, count: jobs)
-    completions = Array(repeating: nil, count: jobs)
-  }
-
   /// The job's executing attempt.
   subscript(job: JobID) -> RunningAttempt? { running[job] }
 
   /// Some command or completion of the run is running, and will give back what it holds.
   /// Jobs with an attempt running now, in job order; linear in the jobs.
-  var runningJobs: [JobID] { running.indices.filter { running[$0] != nil } }
+  var runningJobs: [JobID] { running.keys.sorted() }
 
   var isRunningAnything: Bool { runningCount > 0 || completionCount > 0 }
 
   mutating func began(_ attempt: RunningAttempt, of job: JobID) {
     precondition(attempt.remaining > 0, "an attempt is running only while a command of it is")
-    if running[job] == nil { runningCount += 1 }
     running[job] = attempt
   }
 
@@ -58,22 +53,15 @@ struct AttemptTable {
     running[job]!.usage = running[job]!.usage.combined(with: usage)
     if let limit = usage?.outOfMemoryLimit { running[job]!.outOfMemoryLimit = limit }
     guard running[job]!.remaining == 0 else { return nil }
-    defer {
-      running[job] = nil
-      runningCount -= 1
-    }
-    return running[job]
+    return running.removeValue(forKey: job)
   }
 
   mutating func completionStarted(_ job: JobID, _ handle: CommandHandle) {
-    if completions[job] == nil { completionCount += 1 }
     completions[job] = handle
   }
 
   mutating func completionExited(_ job: JobID) {
-    guard completions[job] != nil else { return }
     completions[job] = nil
-    completionCount -= 1
   }
 
   /// A command or completion of the run exited: what it held is given back.
@@ -100,7 +88,7 @@ struct AttemptTable {
   /// own stopped clock.
   mutating func stopTimeLimits(at now: Double) -> [TimerID] {
     var timers: [TimerID] = []
-    for job in running.indices where running[job]?.timeoutTimer != nil && running[job]?.pause == nil {
+    for job in running.keys.sorted() where running[job]!.timeoutTimer != nil && running[job]!.pause == nil {
       if let timer = running[job]!.stopTimeLimit(at: now) { timers.append(timer) }
     }
     return timers
@@ -110,7 +98,7 @@ struct AttemptTable {
   /// limits are to be set again, now that the run goes on.
   mutating func timeLimitsToRestart() -> [(job: JobID, attempt: Int, timeLeft: Double)] {
     var restarts: [(job: JobID, attempt: Int, timeLeft: Double)] = []
-    for job in running.indices {
+    for job in running.keys.sorted() {
       guard let timeLeft = running[job]?.timeLeftWhileStopped else { continue }
       running[job]!.timeLeftWhileStopped = nil
       restarts.append((job, running[job]!.attempt, timeLeft))
@@ -121,7 +109,7 @@ struct AttemptTable {
   /// The commands of every paused attempt: what stopping everything (Ctrl-Z) leaves alone, so
   /// that continuing everything (`fg`) does not continue a job the user paused.
   var pausedHandles: [CommandHandle] {
-    running.lazy.compactMap { $0 }.filter { $0.pause != nil }.flatMap(\.handles)
+    running.keys.sorted().flatMap { job in running[job]!.pause != nil ? running[job]!.handles : [] }
   }
 }
 

@@ -71,8 +71,8 @@ public final class RunDriver {
     grace = plan.grace
     let startTime = clock.now()
     self.startTime = startTime
-    attempts = AttemptTable(jobs: graph.jobs.count)
-    resourceUse = UsageTable(jobs: graph.jobs.count)
+    attempts = AttemptTable()
+    resourceUse = UsageTable()
     cluster = ClusterWaiting(backend: backend, jobs: graph.jobs.count)
     if cluster != nil { submissions = ClusterSubmissions(graph) }
     if let fileTracking, plan.tracksFiles {

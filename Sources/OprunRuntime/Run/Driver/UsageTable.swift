@@ -6,15 +6,11 @@ import OprunCore
 /// the machine, however many tries it took.
 ///
 /// Invariants: `total[job]` is `lastAttempt[job]` combined with every earlier attempt's
-/// figures; both are nil until an attempt of the job reported any. O(1) per update.
+/// figures; both are absent until an attempt of the job reported any, and again once its
+/// `finished` has carried them, so the table holds only jobs not yet finished. O(1) per update.
 struct UsageTable {
-  private var lastAttempt: [ResourceUsage?]
-  private var total: [ResourceUsage?]
-
-  init(jobs: Int) {
-    lastAttempt = Array(repeating: nil, count: jobs)
-    total = Array(repeating: nil, count: jobs)
-  }
+  private var lastAttempt: [JobID: ResourceUsage] = [:]
+  private var total: [JobID: ResourceUsage] = [:]
 
   /// An attempt of `job` ended, having used `usage` (nil: nothing was measured).
   mutating func attemptEnded(_ job: JobID, using usage: ResourceUsage?) {
@@ -23,13 +19,15 @@ struct UsageTable {
   }
 
   /// What the transition is to carry: the attempt's figures on a retry (`executing → ready`),
-  /// the job's on `finished` after it executed; nil on any other.
-  func usage(for transition: Transition) -> ResourceUsage? {
-    guard transition.from == .executing else { return nil }
-    switch transition.to {
-    case .ready: return lastAttempt[transition.job]
-    case .finished: return total[transition.job]
-    case .pending, .executing: return nil
+  /// the job's on `finished` after it executed; nil on any other. A job's figures are
+  /// forgotten once it has finished.
+  mutating func usage(for transition: Transition) -> ResourceUsage? {
+    let job = transition.job
+    if transition.to == .finished {
+      lastAttempt[job] = nil
+      let total = self.total.removeValue(forKey: job)
+      return transition.from == .executing ? total : nil
     }
+    return transition.from == .executing && transition.to == .ready ? lastAttempt[job] : nil
   }
 }

@@ -14,7 +14,7 @@ import Testing
   }
 
   @Test func anAttemptEndsWithItsLastCommandAndTheFirstFailureDecides() {
-    var table = AttemptTable(jobs: 3)
+    var table = AttemptTable()
     table.began(attempt(1, commands: 3), of: 2)
     #expect(table.runningCount == 1 && table.isRunningAnything)
     let first = table.commandExited(2, attempt: 1, .exited(0))
@@ -26,7 +26,7 @@ import Testing
   }
 
   @Test func anExitOfAnotherAttemptOfTheJobChangesNothing() {
-    var table = AttemptTable(jobs: 1)
+    var table = AttemptTable()
     table.began(attempt(2, commands: 1), of: 0)
     let ofAnother = table.commandExited(0, attempt: 1, .exited(1))
     #expect(ofAnother == nil && table[0]?.remaining == 1)
@@ -35,7 +35,7 @@ import Testing
   }
 
   @Test func completionsCountAsRunningUntilTheyExit() {
-    var table = AttemptTable(jobs: 2)
+    var table = AttemptTable()
     table.completionStarted(1, handle(7))
     #expect(table.isRunningAnything && table.completionCount == 1)
     table.completionExited(1)
@@ -44,7 +44,7 @@ import Testing
   }
 
   @Test func waitingLaunchesAreTriedAgainOnlyOnceSomethingEnded() {
-    var table = AttemptTable(jobs: 4)
+    var table = AttemptTable()
     table.wait(Launch(job: 3, attempt: 1))
     let beforeAnEnd = table.launchesToRetry()
     table.noteSomethingEnded()
@@ -63,7 +63,7 @@ import Testing
   }
 
   @Test func onlyPausedAttemptsAreSparedWhenEverythingStops() {
-    var table = AttemptTable(jobs: 3)
+    var table = AttemptTable()
     table.began(attempt(1, commands: 1), of: 0)
     table.began(RunningAttempt(attempt: 1, handles: [handle(200), handle(201)], remaining: 2), of: 2)
     table.update(2) { $0.pause = RunningAttempt.Pause(timeLeft: nil) }
@@ -74,7 +74,7 @@ import Testing
   /// whatever the size (the table is never copied per event).
   @Test func aLargeRunBeginsAndEndsEveryJobOnce() {
     let jobs = 100_000
-    var table = AttemptTable(jobs: jobs)
+    var table = AttemptTable()
     for job in 0..<jobs { table.began(attempt(1, commands: 1), of: job) }
     #expect(table.runningCount == jobs)
     var ended = 0
