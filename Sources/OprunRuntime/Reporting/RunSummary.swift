@@ -83,9 +83,7 @@ public struct RunSummary: Sendable, Equatable {
 
   /// The `limit` longest-running jobs that executed, longest first; ties in manifest order.
   public func slowest(_ limit: Int = 5) -> [JobResult] {
-    let ran = results.filter(\.executed)
-    let ordered = ran.sorted { ($0.duration, -$0.job) > ($1.duration, -$1.job) }
-    return Array(ordered.prefix(limit))
+    first(limit, of: \.executed) { ($0.duration, -$0.job) > ($1.duration, -$1.job) }
   }
 
   /// A peak above which a run names its heaviest jobs: below it, memory is not worth a line.
@@ -94,10 +92,28 @@ public struct RunSummary: Sendable, Equatable {
   /// The `limit` jobs with the largest peak memory, largest first (ties in manifest order),
   /// when one of them used more than ``notableMemory``; empty otherwise.
   public func heaviest(_ limit: Int = 3) -> [JobResult] {
-    let measured = results.filter { $0.usage != nil }
-    guard measured.contains(where: { $0.usage!.peakMemory > Self.notableMemory }) else { return [] }
-    let ordered = measured.sorted { ($0.usage!.peakMemory, -$0.job) > ($1.usage!.peakMemory, -$1.job) }
-    return Array(ordered.prefix(limit))
+    let heaviest = first(limit, of: { $0.usage != nil }) {
+      ($0.usage!.peakMemory, -$0.job) > ($1.usage!.peakMemory, -$1.job)
+    }
+    guard let peak = heaviest.first?.usage?.peakMemory, peak > Self.notableMemory else { return [] }
+    return heaviest
+  }
+
+  /// The first `limit` of the results `isIncluded` keeps, in the order `isBefore` gives, found
+  /// in one pass: a run of 100,000 jobs does not copy its results to sort them.
+  private func first(
+    _ limit: Int, of isIncluded: (JobResult) -> Bool, by isBefore: (JobResult, JobResult) -> Bool
+  ) -> [JobResult] {
+    var chosen: [JobResult] = []
+    guard limit > 0 else { return chosen }
+    for result in results where isIncluded(result) {
+      if chosen.count == limit {
+        guard isBefore(result, chosen[limit - 1]) else { continue }
+        chosen.removeLast()
+      }
+      chosen.insert(result, at: chosen.firstIndex { isBefore(result, $0) } ?? chosen.count)
+    }
+    return chosen
   }
 
   /// Takes `event` into account.
@@ -105,6 +121,7 @@ public struct RunSummary: Sendable, Equatable {
     switch event.kind {
     case .runStarted(_, let jobs, _, _):
       jobCount = jobs
+      results.reserveCapacity(jobs)
     case .transition(let transition):
       record(transition, at: event.time)
     case .cancelled(let job, let reason):
