@@ -23,17 +23,17 @@ struct thread_sched_attr {
 };
 static const uint64_t sched_flag_reset_on_fork = 0x01;  // SCHED_FLAG_RESET_ON_FORK
 
-int oprun_request_thread_slice(unsigned long long nanoseconds) {
-  if (sched_getscheduler(0) != SCHED_OTHER) return 0;
+void oprun_request_thread_slice(unsigned long long nanoseconds) {
+  if (sched_getscheduler(0) != SCHED_OTHER) return;
   int niceness = getpriority(PRIO_PROCESS, 0);  // this thread's; -1 on failure too
-  if (niceness < 0) return 0;
+  if (niceness < 0) return;
   struct thread_sched_attr attr = {0};
   attr.size = sizeof attr;
   attr.sched_policy = SCHED_OTHER;
   attr.sched_flags = sched_flag_reset_on_fork;
   attr.sched_nice = niceness;
   attr.sched_runtime = nanoseconds;
-  return syscall(SYS_sched_setattr, 0, &attr, 0) == 0;
+  syscall(SYS_sched_setattr, 0, &attr, 0);
 }
 
 int oprun_ioprio_get(pid_t pid) {

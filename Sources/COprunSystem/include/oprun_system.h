@@ -63,9 +63,9 @@ int oprun_ioprio_value(int io_class, int level);
 /// honoured for SCHED_OTHER since Linux 6.12), with SCHED_RESET_ON_FORK so that the
 /// processes and threads it starts get the default slice. Left alone: a thread under another
 /// policy, or with a negative niceness (which reset-on-fork would take from its children).
-/// Returns 1 when the attributes were set (a kernel before 6.12 sets them and ignores the
-/// slice), else 0.
-int oprun_request_thread_slice(unsigned long long nanoseconds);
+/// A refusal leaves the default slice; a kernel before 6.12 sets the attributes and ignores
+/// the slice.
+void oprun_request_thread_slice(unsigned long long nanoseconds);
 
 // MARK: - Spawning
 

@@ -14,6 +14,6 @@ enum LoopSlice {
 
   /// Asks for the short slice for the calling thread; a refusal leaves the default one.
   static func requestForThisThread() {
-    _ = oprun_request_thread_slice(CUnsignedLongLong(nanoseconds))
+    oprun_request_thread_slice(CUnsignedLongLong(nanoseconds))
   }
 }
