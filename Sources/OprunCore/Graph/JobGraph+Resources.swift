@@ -22,13 +22,13 @@ extension JobNode {
   /// Where this job's needs pass `budget`'s given parts: one error per part, at the need.
   func needsBeyond(_ budget: ResourceNeeds, budgetNamed: String) -> [Diagnostic] {
     var problems: [Diagnostic] = []
-    if let cpus = resources.cpus, let limit = budget.cpus, cpus.value > limit {
+    if let cpus = self.resources.cpus, let limit = budget.cpus, cpus.value > limit {
       let message =
         "job '\(name)' needs \(counted(cpus.value, "CPU")), more than \(budgetNamed) of \(counted(limit, "CPU")): "
         + "it could never start"
       problems.append(Diagnostic(at: cpus.location, message))
     }
-    if let memory = resources.memory, let limit = budget.memory, memory.value > limit {
+    if let memory = self.resources.memory, let limit = budget.memory, memory.value > limit {
       let message =
         "job '\(name)' needs \(MemoryText.text(bytes: memory.value)) of memory, more than \(budgetNamed) of "
         + "\(MemoryText.text(bytes: limit)): it could never start"

@@ -67,7 +67,9 @@ public struct QueueNode: Sendable, Equatable {
 /// One job, with `defaults` applied and names resolved to ids.
 ///
 /// A run of 100,000 jobs holds 100,000 of these, so what most jobs do not have lives behind
-/// one shared reference (``RareParts``): a job that has none of it costs a word for it all.
+/// one shared reference (``RareParts``), read and written as the job's own (`job.outputs`): a
+/// job that has none of it costs a word for it all.
+@dynamicMemberLookup
 public struct JobNode: Sendable {
   public var id: JobID
   public var name: String
@@ -97,78 +99,49 @@ public struct JobNode: Sendable {
   public var barrier: Bool
   public var interactive: Bool
   public var location: SourceLocation
-  private var rare = JobNode.noRareParts
+  @usableFromInline var rare = JobNode.noRareParts
 
   /// What most jobs do not have, each at its default until set.
-  struct RareParts: Sendable {
-    var completion: String?
-    var instance: MatrixInstance?
-    var description: String?
-    var inputs: [PathPattern] = []
-    var outputs: [PathPattern] = []
-    var declaresFiles = false
-    var resources = ResourceSpec()
-    var cache: Bool?
-    var cacheEnv: [String] = []
+  public struct RareParts: Sendable {
+    public var completion: String?
+    /// Which instance of a matrix job this is; nil for a job without a matrix.
+    public var instance: MatrixInstance?
+    /// Its `description`, as `oprun list`, `-n`, `oprun graph` and the report show it.
+    public var description: String?
+    /// What it reads and writes (SPEC §10), relative to where it runs.
+    public var inputs: [PathPattern] = []
+    public var outputs: [PathPattern] = []
+    /// Its manifest writes `inputs` or `outputs`, an empty list included.
+    public var declaresFiles = false
+    /// What it needs (SPEC §12): its own `resources` over its queue's over `defaults`, one
+    /// key at a time, each where it is written.
+    public var resources = ResourceSpec()
+    /// Its `cache` (SPEC §14): false keeps it out of a configured cache.
+    public var cache: Bool?
+    /// Its `cache-env`: variables whose values its cache key holds.
+    public var cacheEnv: [String] = []
   }
 
   private static let noRareParts = Shared(RareParts())
 
-  public var completion: String? {
-    get { rare.value.completion }
-    set { rare = rare.setting(\.completion, to: newValue) }
-  }
-  /// Which instance of a matrix job this is; nil for a job without a matrix.
-  public var instance: MatrixInstance? {
-    get { rare.value.instance }
-    set { rare = rare.setting(\.instance, to: newValue) }
-  }
-  /// Its `description`, as `oprun list`, `-n`, `oprun graph` and the report show it.
-  public var description: String? {
-    get { rare.value.description }
-    set { rare = rare.setting(\.description, to: newValue) }
-  }
-  /// What it reads and writes (SPEC §10), relative to where it runs.
-  public var inputs: [PathPattern] {
-    get { rare.value.inputs }
-    set { rare = rare.setting(\.inputs, to: newValue) }
-  }
-  public var outputs: [PathPattern] {
-    get { rare.value.outputs }
-    set { rare = rare.setting(\.outputs, to: newValue) }
-  }
-  /// Its manifest writes `inputs` or `outputs`, an empty list included.
-  public var declaresFiles: Bool {
-    get { rare.value.declaresFiles }
-    set { rare = rare.setting(\.declaresFiles, to: newValue) }
-  }
-  /// What it needs (SPEC §12): its own `resources` over its queue's over `defaults`, one
-  /// key at a time, each where it is written.
-  public var resources: ResourceSpec {
-    get { rare.value.resources }
-    set { rare = rare.setting(\.resources, to: newValue) }
-  }
-  /// Its `cache` (SPEC §14): false keeps it out of a configured cache.
-  public var cache: Bool? {
-    get { rare.value.cache }
-    set { rare = rare.setting(\.cache, to: newValue) }
-  }
-  /// Its `cache-env`: variables whose values its cache key holds.
-  public var cacheEnv: [String] {
-    get { rare.value.cacheEnv }
-    set { rare = rare.setting(\.cacheEnv, to: newValue) }
+  /// One of the parts most jobs do not have, as if it were the job's own.
+  @inlinable public subscript<Part: Equatable>(dynamicMember part: WritableKeyPath<RareParts, Part>) -> Part {
+    get { rare.value[keyPath: part] }
+    set { rare = rare.setting(part, to: newValue) }
   }
 
   /// When a cache is configured, its outputs are kept there: it declares outputs and does not
   /// say `cache: false` (SPEC §14).
-  public var isCached: Bool { !outputs.isEmpty && cache != false }
+  public var isCached: Bool { !rare.value.outputs.isEmpty && rare.value.cache != false }
 
   /// What it needs, without where that is written.
-  public var needs: ResourceNeeds { resources.amounts }
+  public var needs: ResourceNeeds { rare.value.resources.amounts }
 
   /// It declares what it reads or writes, if only that it reads no file (`inputs: []`): it
   /// runs only when something of that changed.
-  public var tracksFiles: Bool { declaresFiles || !inputs.isEmpty || !outputs.isEmpty }
+  public var tracksFiles: Bool {
+    rare.value.declaresFiles || !rare.value.inputs.isEmpty || !rare.value.outputs.isEmpty
+  }
 
   public init(
     id: JobID, name: String, queue: QueueID, dependencies: [JobID], dependents: [JobID] = [],

@@ -122,8 +122,9 @@ public struct QueueSpec: Sendable {
 /// One entry of `jobs`, with `defaults` not yet applied.
 ///
 /// A manifest of 100,000 jobs holds 100,000 of these for as long as it runs, so the keys
-/// most jobs do not write live behind one shared reference (``RareKeys``): a job that writes
-/// none of them costs a word for them all.
+/// most jobs do not write live behind one shared reference (``RareKeys``), read and written
+/// as the job's own (`spec.inputs`): a job that writes none of them costs a word for them all.
+@dynamicMemberLookup
 public struct JobSpec: Sendable {
   public var name: String
   /// Where the job's name is written.
@@ -137,112 +138,55 @@ public struct JobSpec: Sendable {
   public var env: [EnvironmentEntry]
   public var barrier: Bool
   public var interactive: Bool
-  private var rare = JobSpec.noRareKeys
+  @usableFromInline var rare = JobSpec.noRareKeys
 
   /// The keys most jobs do not write, each at its default until written.
-  struct RareKeys: Sendable {
-    var queue: Located<String>?
-    var completion: String?
-    var timeout: Double?
-    var retries: Int?
-    var dotenv: [DotenvFile] = []
-    var dotenvEntries: [EnvironmentEntry] = []
-    var cwd: String?
-    var description: String?
-    var matrix: MatrixSpec?
-    var instance: MatrixInstance?
-    var inputs: [Located<String>] = []
-    var outputs: [Located<String>] = []
-    var declaresFiles = false
-    var resources = ResourceSpec()
-    var includedFrom: String?
-    var cache: Bool?
-    var cacheEnv: [String] = []
+  public struct RareKeys: Sendable {
+    /// The queue's name; nil is the main queue.
+    public var queue: Located<String>?
+    public var completion: String?
+    /// Seconds.
+    public var timeout: Double?
+    public var retries: Int?
+    /// The job's own `dotenv` files, read after the manifest's, and what they set once read.
+    public var dotenv: [DotenvFile] = []
+    public var dotenvEntries: [EnvironmentEntry] = []
+    public var cwd: String?
+    public var description: String?
+    /// The job's `matrix`, before expansion; nil after it, and for a job without one.
+    public var matrix: MatrixSpec?
+    /// Which instance of a matrix job this is, once the matrix is expanded.
+    public var instance: MatrixInstance?
+    /// Path patterns of what it reads and writes (SPEC §10), each valid as written.
+    public var inputs: [Located<String>] = []
+    public var outputs: [Located<String>] = []
+    /// It writes `inputs` or `outputs` as a list, an empty one included ("depends on no
+    /// file"): it runs only when something it depends on changed.
+    public var declaresFiles = false
+    /// Its own `resources` (SPEC §12), over its queue's and `defaults`.
+    public var resources = ResourceSpec()
+    /// The included manifest it is written in, as read; nil for the manifest's own jobs. Its
+    /// `env`, `cwd` and `defaults` are then that file's, already applied (its `cwd` relative
+    /// to the including manifest's folder), and the including manifest's do not reach it.
+    public var includedFrom: String?
+    /// `cache` (SPEC §14): false keeps its outputs out of the cache; nil as written nowhere.
+    public var cache: Bool?
+    /// `cache-env`: the variables whose values its cache key holds, in the order written.
+    public var cacheEnv: [String] = []
   }
 
   private static let noRareKeys = Shared(RareKeys())
 
-  /// The queue's name; nil is the main queue.
-  public var queue: Located<String>? {
-    get { rare.value.queue }
-    set { rare = rare.setting(\.queue, to: newValue) }
+  /// One of the keys most jobs do not write, as if it were the job's own.
+  @inlinable public subscript<Key: Equatable>(dynamicMember key: WritableKeyPath<RareKeys, Key>) -> Key {
+    get { rare.value[keyPath: key] }
+    set { rare = rare.setting(key, to: newValue) }
   }
-  public var completion: String? {
-    get { rare.value.completion }
-    set { rare = rare.setting(\.completion, to: newValue) }
-  }
-  /// Seconds.
-  public var timeout: Double? {
-    get { rare.value.timeout }
-    set { rare = rare.setting(\.timeout, to: newValue) }
-  }
-  public var retries: Int? {
-    get { rare.value.retries }
-    set { rare = rare.setting(\.retries, to: newValue) }
-  }
-  /// The job's own `dotenv` files, read after the manifest's, and what they set once read.
-  public var dotenv: [DotenvFile] {
-    get { rare.value.dotenv }
-    set { rare = rare.setting(\.dotenv, to: newValue) }
-  }
-  public var dotenvEntries: [EnvironmentEntry] {
-    get { rare.value.dotenvEntries }
-    set { rare = rare.setting(\.dotenvEntries, to: newValue) }
-  }
-  public var cwd: String? {
-    get { rare.value.cwd }
-    set { rare = rare.setting(\.cwd, to: newValue) }
-  }
-  public var description: String? {
-    get { rare.value.description }
-    set { rare = rare.setting(\.description, to: newValue) }
-  }
-  /// The job's `matrix`, before expansion; nil after it, and for a job without one.
-  public var matrix: MatrixSpec? {
-    get { rare.value.matrix }
-    set { rare = rare.changed { $0.matrix = newValue } }
-  }
-  /// Which instance of a matrix job this is, once the matrix is expanded.
-  public var instance: MatrixInstance? {
-    get { rare.value.instance }
-    set { rare = rare.setting(\.instance, to: newValue) }
-  }
-  /// Path patterns of what it reads and writes (SPEC §10), each valid as written.
-  public var inputs: [Located<String>] {
-    get { rare.value.inputs }
-    set { rare = rare.setting(\.inputs, to: newValue) }
-  }
-  public var outputs: [Located<String>] {
-    get { rare.value.outputs }
-    set { rare = rare.setting(\.outputs, to: newValue) }
-  }
-  /// It writes `inputs` or `outputs` as a list, an empty one included ("depends on no
-  /// file"): it runs only when something it depends on changed.
-  public var declaresFiles: Bool {
-    get { rare.value.declaresFiles }
-    set { rare = rare.setting(\.declaresFiles, to: newValue) }
-  }
-  /// Its own `resources` (SPEC §12), over its queue's and `defaults`.
-  public var resources: ResourceSpec {
-    get { rare.value.resources }
-    set { rare = rare.setting(\.resources, to: newValue) }
-  }
-  /// The included manifest it is written in, as read; nil for the manifest's own jobs. Its
-  /// `env`, `cwd` and `defaults` are then that file's, already applied (its `cwd` relative
-  /// to the including manifest's folder), and the including manifest's do not reach it.
-  public var includedFrom: String? {
-    get { rare.value.includedFrom }
-    set { rare = rare.setting(\.includedFrom, to: newValue) }
-  }
-  /// `cache` (SPEC §14): false keeps its outputs out of the cache; nil as written nowhere.
-  public var cache: Bool? {
-    get { rare.value.cache }
-    set { rare = rare.setting(\.cache, to: newValue) }
-  }
-  /// `cache-env`: the variables whose values its cache key holds, in the order written.
-  public var cacheEnv: [String] {
-    get { rare.value.cacheEnv }
-    set { rare = rare.setting(\.cacheEnv, to: newValue) }
+
+  /// The `matrix`, which has no equality to check a write against.
+  @inlinable public subscript<Key>(dynamicMember key: WritableKeyPath<RareKeys, Key>) -> Key {
+    get { rare.value[keyPath: key] }
+    set { rare = rare.changed { $0[keyPath: key] = newValue } }
   }
 
   public init(
