@@ -92,9 +92,8 @@ public struct RunSummary: Sendable, Equatable {
   /// The `limit` jobs with the largest peak memory, largest first (ties in manifest order),
   /// when one of them used more than ``notableMemory``; empty otherwise.
   public func heaviest(_ limit: Int = 3) -> [JobResult] {
-    let heaviest = first(limit, of: { $0.usage != nil }) {
-      ($0.usage!.peakMemory, -$0.job) > ($1.usage!.peakMemory, -$1.job)
-    }
+    let heaviest = first(
+      limit, of: { $0.usage != nil }, by: { ($0.usage!.peakMemory, -$0.job) > ($1.usage!.peakMemory, -$1.job) })
     guard let peak = heaviest.first?.usage?.peakMemory, peak > Self.notableMemory else { return [] }
     return heaviest
   }
