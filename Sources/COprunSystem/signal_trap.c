@@ -102,6 +102,12 @@ int oprun_signal_block(int signal_number) {
   return pthread_sigmask(SIG_BLOCK, &set, 0);
 }
 
+void oprun_block_all_signals(void) {
+  sigset_t all;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, 0);
+}
+
 int oprun_signal_is_blocked(int signal_number) {
   sigset_t current;
   if (pthread_sigmask(SIG_BLOCK, 0, &current) != 0) return 0;

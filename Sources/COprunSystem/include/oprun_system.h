@@ -205,6 +205,10 @@ int oprun_signal_unblock(int signal_number);
 /// Blocks `signal_number` in the calling thread. Returns 0, or an error number.
 int oprun_signal_block(int signal_number);
 
+/// Blocks every signal in the calling thread: for a helper thread that must never be
+/// the one a signal sent to the process wakes.
+void oprun_block_all_signals(void);
+
 /// Whether `signal_number` is blocked in the calling thread: 1 or 0.
 int oprun_signal_is_blocked(int signal_number);
 
