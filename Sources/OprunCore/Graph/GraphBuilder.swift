@@ -1,6 +1,7 @@
 /// Builds a ``JobGraph``'s queues and jobs from a ``Manifest``, collecting every problem.
 struct GraphBuilder {
-  /// Suggestions cost an edit distance against every name; past this many, none are made.
+  /// A suggestion costs an edit distance against every name; past this many different
+  /// searches, none are made.
   static let suggestionBudget = 100
 
   let manifest: Manifest
@@ -10,7 +11,9 @@ struct GraphBuilder {
   private var jobIDs: [String: JobID] = [:]
   /// Each queue's `resources`, by QueueID.
   private var queueResources: [ResourceSpec] = []
-  private var suggestionsMade = 0
+  /// Each search made, by what it looked for: a name written wrong by 30,000 jobs is looked up
+  /// once (it was a search per job among 30,000 queues, a second and a half of `oprun check`).
+  private var suggestionsMade: [SuggestionSearch: String?] = [:]
   /// Every matrix job's instances by its name, made at the first unknown bracketed dependency.
   private var instancesByTemplate: [String: [String]]?
   /// `; the queues are 'a' and 'b'` after an unknown queue, when there are few enough to list.
@@ -97,7 +100,7 @@ struct GraphBuilder {
   private mutating func resolveQueue(of spec: JobSpec) -> QueueID {
     guard let name = spec.queue else { return 0 }
     if let queue = queueIDs[name.value] { return queue }
-    let hint = suggestion(for: name.value, among: queueNames) ?? queueListing
+    let hint = suggestion(for: .queue(name.value), among: queueNames) ?? queueListing
     diagnostics.append(Diagnostic(at: name.location, "unknown queue '\(name.value)' of job '\(spec.name)'\(hint)"))
     return 0
   }
@@ -116,7 +119,7 @@ struct GraphBuilder {
         diagnostics.append(Diagnostic(at: name.location, message))
         return nil
       }
-      let hint = suggestion(for: name.value, among: manifest.jobs.lazy.map(\.name)) ?? ""
+      let hint = suggestion(for: .job(name.value), among: manifest.jobs.lazy.map(\.name)) ?? ""
       diagnostics.append(
         Diagnostic(at: name.location, "unknown dependency '\(name.value)' of job '\(spec.name)'\(hint)"))
       return nil
@@ -152,10 +155,21 @@ struct GraphBuilder {
     diagnostics.append(Diagnostic(at: job.location, message))
   }
 
-  private mutating func suggestion(for name: String, among candidates: some Sequence<String>) -> String? {
-    guard suggestionsMade < Self.suggestionBudget else { return nil }
-    suggestionsMade += 1
-    return Suggestion.closest(to: name, among: candidates).map(Suggestion.didYouMean)
+  private enum SuggestionSearch: Hashable {
+    case queue(String)
+    case job(String)
+  }
+
+  private mutating func suggestion(for search: SuggestionSearch, among candidates: some Sequence<String>) -> String? {
+    if let made = suggestionsMade[search] { return made }
+    guard suggestionsMade.count < Self.suggestionBudget else { return nil }
+    let name: String
+    switch search {
+    case .queue(let word), .job(let word): name = word
+    }
+    let made = Suggestion.closest(to: name, among: candidates).map(Suggestion.didYouMean)
+    suggestionsMade[search] = made
+    return made
   }
 
   /// `dependents` in manifest order: appending while walking jobs in order keeps them sorted.
