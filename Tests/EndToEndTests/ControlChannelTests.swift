@@ -49,11 +49,8 @@ import Testing
 
   @Test func twoRunsWithoutAChoiceExit2ListingBothAndPidChoosesOne() throws {
     let scene = try ControlScene()
-    // This test is about choosing a run, not about answering under a flood of output
-    // (hostileClientsNeverStallOrBreakTheRun is): two floods through a ThreadSanitizer build
-    // on a loaded machine took over a minute, so `noisy` writes a thousand lines here.
-    try scene.folder.manifest(gatedManifestMarkingItsFlood("noisy.done", lines: 1_000))
-    try scene.folder.manifest(gatedManifestMarkingItsFlood("other-noisy.done", lines: 1_000), name: "other.yaml")
+    try scene.folder.manifest(gatedManifestMarkingItsFlood("noisy.done"))
+    try scene.folder.manifest(gatedManifestMarkingItsFlood("other-noisy.done"), name: "other.yaml")
     let one = try scene.startRun()
     let two = try scene.startRun(manifest: "other.yaml", events: "other.ndjson")
     defer {
@@ -268,7 +265,7 @@ import Testing
   /// while the run goes on: every job's transitions are intact and nothing waits on them.
   @Test func hostileClientsNeverStallOrBreakTheRun() throws {
     let scene = try ControlScene()
-    try scene.folder.manifest(gatedManifest)
+    try scene.folder.manifest(gatedManifestMarkingItsFlood("noisy.done", lines: 300_000))
     let run = try scene.startRun()
     let socket = try #require(run.control)
 
