@@ -80,10 +80,11 @@ debug: deps
 demo: build
 	$(RELEASE_BINARY) jobs/demo.yaml
 
+# The suites in three processes at once (scripts/test-in-shards.sh says why).
 test: test-deps
-	$(SWIFT) build
+	$(SWIFT) build --build-tests
 	$(call build-watchdog,.build/debug)
-	$(SWIFT) test
+	scripts/test-in-shards.sh "$$($(SWIFT) build --show-bin-path)/oprunPackageTests.xctest"
 
 # Under ThreadSanitizer the spawn's child does not share oprun's memory, so oprun, not the
 # child, sends the watchdog each job's group just after the spawn (docs/RELIABILITY.md); once
