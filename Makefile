@@ -80,7 +80,7 @@ debug: deps
 demo: build
 	$(RELEASE_BINARY) jobs/demo.yaml
 
-# The suites in three processes at once (scripts/test-in-shards.sh says why).
+# The suites in four processes at once (scripts/test-in-shards.sh says why).
 test: test-deps
 	$(SWIFT) build --build-tests
 	$(call build-watchdog,.build/debug)
