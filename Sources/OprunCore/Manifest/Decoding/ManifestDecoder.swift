@@ -14,13 +14,29 @@ struct ManifestDecoder {
   let scalarsWithSubstitutions: [Int32]
   /// Those of ``scalarsWithSubstitutions`` read where a substitution is allowed.
   var allowedSubstitutions: Set<Int32> = []
-  /// The key meant by each unknown key met, by the schema it was met in: a key misspelt by
-  /// 100,000 jobs is looked up once (a search per job took 2.7 s of `oprun check`).
-  private var meantKeys: [MeantKeySearch: String?] = [:]
+  /// What each unknown key met was answered, by the schema it was met in: a key misspelt by
+  /// 100,000 jobs is looked up once (a search and a listing of the keys per job took 2.6 s of
+  /// `oprun check`).
+  private var meantKeys: [MeantKeySearch: MeantKey] = [:]
 
   private struct MeantKeySearch: Hashable {
     var schema: ObjectIdentifier
     var word: String
+  }
+
+  /// The key an unknown one may mean, and what its message ends with.
+  private struct MeantKey {
+    var key: String?
+    var hint: String
+  }
+
+  private static func meantKey(by word: String, among words: [String]) -> MeantKey {
+    let key = Suggestion.closestKey(to: word, among: words)
+    let hint =
+      word.hasPrefix("x-")
+      ? " (keys starting with 'x-' are ignored only at the top level of the manifest)"
+      : key.map(Suggestion.didYouMean) ?? " (expected \(Listing.words(words, quoted: true)))"
+    return MeantKey(key: key, hint: hint)
   }
 
   init(tree: YAMLTree, path: String, variables: [String: String] = [:]) {
@@ -90,16 +106,11 @@ struct ManifestDecoder {
   ) -> Key? {
     guard let word = keyName(keyNode) else { return nil }
     guard let key = Key.byWord[word] else {
-      let words = Key.allCases.map(\.word)
       let search = MeantKeySearch(schema: ObjectIdentifier(Key.self), word: word)
-      let suggestion = meantKeys[search] ?? Suggestion.closestKey(to: word, among: words)
-      meantKeys[search] = suggestion
-      let hint =
-        word.hasPrefix("x-")
-        ? " (keys starting with 'x-' are ignored only at the top level of the manifest)"
-        : suggestion.map(Suggestion.didYouMean) ?? " (expected \(Listing.words(words, quoted: true)))"
-      report(keyNode, "unknown key '\(word)'\(context())\(hint)")
-      if let meant = suggestion.flatMap({ Key.byWord[$0] }) { seen.insertMeant(meant) }
+      let answer = meantKeys[search] ?? Self.meantKey(by: word, among: Key.allCases.map(\.word))
+      meantKeys[search] = answer
+      report(keyNode, "unknown key '\(word)'\(context())\(answer.hint)")
+      if let meant = answer.key.flatMap({ Key.byWord[$0] }) { seen.insertMeant(meant) }
       return nil
     }
     guard seen.insert(key) else {
