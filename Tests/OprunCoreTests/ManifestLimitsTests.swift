@@ -142,4 +142,25 @@ import Testing
     #expect(errors.diagnostics.count + errors.omittedCount == 30_000)
     #expect(errors.diagnostics.first?.message == "unknown queue 'nowhere' of job 'j0'")
   }
+
+  /// A misspelt name is looked up once and the answer given to every job that wrote it; the
+  /// same unknown key in a queue is answered with the queue's keys, not the job's.
+  @Test func aNameMisspeltByManyJobsIsAnsweredForEachOfThem() {
+    let jobs = (0..<150).map { "  r\($0): {command: x, queue: biuld, dependncies: []}" }
+    let text = "queues:\n  build: {colour: red}\njobs:\n  a: {command: x, colour: red}\n" + jobs.joined(separator: "\n")
+    let source = SourceText(path: "m.yaml", text: text + "\n")
+    guard case .failure(let errors) = ManifestLoader.graph(from: source, defaultMaxConcurrent: 1) else {
+      Issue.record("accepted")
+      return
+    }
+    let shown = errors.diagnostics.map { $0.message }
+    #expect(shown.count == 100)
+    #expect(shown[0] == "unknown key 'colour' in queue 'build' (expected 'max-concurrent', 'qos' or 'resources')")
+    #expect(shown[1].hasPrefix("unknown key 'colour' in job 'a' (expected 'command', 'commands', "))
+    for job in 0..<49 {
+      #expect(shown[2 + 2 * job] == "unknown queue 'biuld' of job 'r\(job)' (did you mean 'build'?)")
+      #expect(shown[3 + 2 * job] == "unknown key 'dependncies' in job 'r\(job)' (did you mean 'dependencies'?)")
+    }
+    #expect(errors.omittedCount == 2 + 2 * 150 - 100)
+  }
 }

@@ -155,19 +155,22 @@ struct GraphBuilder {
     diagnostics.append(Diagnostic(at: job.location, message))
   }
 
+  /// A name looked for among the queues' or among the jobs'.
   private enum SuggestionSearch: Hashable {
     case queue(String)
     case job(String)
+
+    var name: String {
+      switch self {
+      case .queue(let name), .job(let name): name
+      }
+    }
   }
 
   private mutating func suggestion(for search: SuggestionSearch, among candidates: some Sequence<String>) -> String? {
     if let made = suggestionsMade[search] { return made }
     guard suggestionsMade.count < Self.suggestionBudget else { return nil }
-    let name: String
-    switch search {
-    case .queue(let word), .job(let word): name = word
-    }
-    let made = Suggestion.closest(to: name, among: candidates).map(Suggestion.didYouMean)
+    let made = Suggestion.closest(to: search.name, among: candidates).map(Suggestion.didYouMean)
     suggestionsMade[search] = made
     return made
   }
