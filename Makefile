@@ -18,7 +18,8 @@ RELEASE_BINARY = .build/release/oprun
 # ../libexec/oprun/ once installed) at every run's first job; where it is missing, oprun runs
 # its own executable again, which costs a run about 1.5 ms more to start.
 WATCHDOG_CC = $(firstword $(wildcard $(dir $(realpath $(shell command -v $(SWIFT))))clang) cc)
-WATCHDOG_SOURCES = Sources/COprunSystem/watchdog.c Sources/COprunSystem/child_signals.c
+WATCHDOG_SOURCES = Sources/COprunSystem/watchdog.c Sources/COprunSystem/child_signals.c \
+  Sources/COprunSystem/helper_programs.c
 WATCHDOG_STATIC = $(if $(wildcard $(shell $(WATCHDOG_CC) -print-file-name=libc.a 2>/dev/null)),-static)
 build-watchdog = $(WATCHDOG_CC) -O2 -Wall -DOPRUN_WATCHDOG_PROGRAM -ISources/COprunSystem/include $(WATCHDOG_STATIC) \
   -o $(1)/oprun-watchdog $(WATCHDOG_SOURCES)

@@ -16,7 +16,6 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -338,26 +337,25 @@ __attribute__((constructor)) static void oprun_watchdog_entry(int argc, char **a
 /// Most cgroup folders a run has (one per hierarchy), as arguments of the watchdog.
 enum { most_cgroup_folders = 32 };
 
-/// The watchdog program where it was built or installed with oprun's executable: in the same
-/// folder (a build tree), else in ../libexec/oprun/ (an installed oprun); empty when neither
-/// holds one that can be run. Found once a process.
+/// The watchdog program beside oprun's executable (oprun_find_helper_program), or empty:
+/// found once a process.
 static char watchdog_program[4096];
 static pthread_once_t watchdog_program_found = PTHREAD_ONCE_INIT;
 
 static void find_watchdog_program(void) {
-  char folder[4096];
-  ssize_t length = readlink("/proc/self/exe", folder, sizeof folder - 1);
-  if (length <= 0) return;
-  folder[length] = 0;
-  char *slash = strrchr(folder, '/');
-  if (!slash) return;
-  *slash = 0;
-  const char *const places[] = {"%s/oprun-watchdog", "%s/../libexec/oprun/oprun-watchdog"};
-  for (size_t index = 0; index < sizeof places / sizeof places[0]; index++) {
-    int written = snprintf(watchdog_program, sizeof watchdog_program, places[index], folder);
-    if (written > 0 && (size_t)written < sizeof watchdog_program && access(watchdog_program, X_OK) == 0) return;
-  }
-  watchdog_program[0] = 0;
+  oprun_find_helper_program(watchdog_name, watchdog_program, sizeof watchdog_program);
+}
+
+/// What a watchdog that no program could run gets, in a fork of the middle process.
+struct watchdog_instead {
+  int channel;
+  int64_t grace;
+  const char *cgroups;
+};
+
+static void run_watchdog_instead(void *context) {
+  const struct watchdog_instead *instead = context;
+  watchdog_run(instead->channel, instead->grace, instead->cgroups);
 }
 
 pid_t oprun_watchdog_start(int64_t grace_nanoseconds, const char *cgroups, int *channel) {
@@ -379,64 +377,19 @@ pid_t oprun_watchdog_start(int64_t grace_nanoseconds, const char *cgroups, int *
     arguments[argument_count++] = (char *)folder;
   }
   arguments[argument_count] = 0;
-  // Set by the process that was to become the watchdog when it could not exec (its memory
-  // is the middle process's, and so oprun's, until it execs).
-  volatile int exec_failed = 0;
-  // The watchdog is started by a short-lived middle process and so becomes, when that one
-  // exits, a child of init (or of a subreaper above oprun): oprun neither reaps it nor
-  // counts it among the children it sweeps. That needs oprun not to be a subreaper while
-  // the middle process exits (the flag is put back as it was once it has).
-  int was_subreaper = 0;
-  prctl(PR_GET_CHILD_SUBREAPER, &was_subreaper, 0, 0, 0);
-  if (was_subreaper) prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
-  // No handler of oprun's may run in the middle process (it shares oprun's memory) or in
-  // the watchdog before its own set-up.
-  sigset_t all, previous;
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &previous);
-  pid_t middle = vfork();
-  if (middle == 0) {
-    pid_t watchdog = vfork();
-    if (watchdog == 0) {
-      // A group of its own at once: a terminal's Ctrl-C meant for oprun must not reach it.
-      syscall(SYS_setpgid, 0, 0);
-      syscall(SYS_fcntl, ends[1], F_SETFD, 0);
-      if (watchdog_program[0]) syscall(SYS_execve, watchdog_program, arguments, environ);
-      syscall(SYS_execve, "/proc/self/exe", arguments, environ);
-      exec_failed = 1;
-      syscall(SYS_exit_group, 127);
-    }
-    if (watchdog > 0 && exec_failed) {
-      syscall(SYS_wait4, watchdog, 0, 0, 0);
-      watchdog = (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
-      // A fork's memory is a copy of oprun's as it is now, `cgroups` (the caller's) included;
-      // nothing global is written, so that two threads may start watchdogs at once.
-      if (watchdog == 0) watchdog_run(ends[1], grace_nanoseconds, cgroups);
-    }
-    int32_t reply = watchdog > 0 ? watchdog : 0;
-    syscall(SYS_write, ends[1], &reply, sizeof reply);
-    syscall(SYS_exit_group, 0);
-  }
-  int fork_error = errno;
-  pthread_sigmask(SIG_SETMASK, &previous, 0);
+  // The program, else oprun's own executable (whose constructor turns it into the watchdog),
+  // else a fork that never execs. A fork's memory is a copy of oprun's as it is then,
+  // `cgroups` (the caller's) included: nothing global is written, so that two threads may
+  // start watchdogs at once.
+  const char *programs[] = {watchdog_program, "/proc/self/exe", 0};
+  const char *const *tried = watchdog_program[0] ? programs : programs + 1;
+  struct watchdog_instead instead = {ends[1], grace_nanoseconds, cgroups};
+  pid_t watchdog = oprun_start_detached(tried, arguments, ends[1], run_watchdog_instead, &instead);
+  int start_error = errno;
   close(ends[1]);
-  if (middle < 0) {
-    if (was_subreaper) prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+  if (watchdog < 0) {
     close(ends[0]);
-    errno = fork_error;
-    return -1;
-  }
-  while (waitpid(middle, 0, 0) < 0 && errno == EINTR) {
-  }
-  if (was_subreaper) prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-  // Written before the middle process exited; end of file when it could not fork.
-  int32_t watchdog = 0;
-  ssize_t count;
-  while ((count = read(ends[0], &watchdog, sizeof watchdog)) < 0 && errno == EINTR) {
-  }
-  if (count != (ssize_t)sizeof watchdog || watchdog <= 0) {
-    close(ends[0]);
-    errno = EAGAIN;
+    errno = start_error;
     return -1;
   }
   *channel = ends[0];

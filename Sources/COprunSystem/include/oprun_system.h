@@ -134,6 +134,25 @@ struct oprun_spawn_failure {
 /// failed after its creation has been reaped).
 pid_t oprun_spawn(const struct oprun_spawn_plan *plan, struct oprun_spawn_failure *failure);
 
+// MARK: - Helper programs
+
+/// Where the helper program `name` was built or installed with oprun's executable: in the
+/// same folder (a build tree), else in ../libexec/oprun/ (an installed oprun). Writes its
+/// path to `path` and returns 1, or returns 0 (and an empty `path`) when neither holds one
+/// that can be run.
+int oprun_find_helper_program(const char *name, char *path, size_t size);
+
+/// Starts the first of `programs` (NULL-terminated) that can be exec'd, with `arguments`
+/// and this process's environment, as a process oprun neither reaps nor adopts: a short-lived
+/// middle process starts it and exits, so it becomes a child of init (or of a subreaper above
+/// oprun; while it starts, this process's subreaper flag is cleared, then put back, one start
+/// at a time). It has a process group of its own, every signal blocked (it unblocks what it
+/// wants) and `descriptor` (else -1) kept open across its exec. When no program can be
+/// exec'd, `instead(context)` runs in a fork of the middle process in its place (raw system
+/// calls only), or with `instead` NULL the start fails. Returns its pid, or -1 with errno set.
+pid_t oprun_start_detached(const char *const programs[], char *const arguments[], int descriptor,
+                           void (*instead)(void *), void *context);
+
 // MARK: - Watchdog
 
 /// Starts the run's watchdog: a process that ends the run's process groups if oprun dies
