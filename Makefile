@@ -1,30 +1,33 @@
 # oprun — build, demo, test, bench, install.
 PREFIX ?= /usr/local
 SWIFT ?= swift
-# libstdc++ (which the Swift runtime needs) and libgcc are linked into the executable as well:
-# loading them at every start cost `oprun --version` 0.5 ms. The C library stays shared, as
-# libm and libyaml do, so the cache's HTTP store can still load libcurl with dlopen. STATIC_CXX
-# holds only libstdc++.a, where the linker looks before the system's folders.
-STATIC_CXX = $(CURDIR)/.build/static-c++
-# And the compiler reaches generic types through their metadata accessors, not through their
-# mangled names: by name, the runtime demangled each type at its first use and scanned every
+# A fully static executable: no dynamic loader runs at start-up (the relocations and symbol
+# lookups of libstdc++, libyaml and glibc cost a one-job run about 2 ms), and nothing needs
+# installing beside it but its helper programs. libcurl cannot be loaded into a static
+# program, so the cache's HTTP store runs oprun-http (below) for its requests. And the
+# compiler reaches generic types through their metadata accessors, not through their mangled
+# names: by name, the runtime demangled each type at its first use and scanned every
 # conformance record of the executable for its requirements, 14 % of a one-job run (0.8 ms).
-RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -L$(STATIC_CXX) -Xswiftc -Xclang-linker -Xswiftc -static-libgcc \
+RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -static-executable \
   -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors
 # Not OPRUN: that is the variable the end-to-end tests read, and a caller may export it.
 RELEASE_BINARY = .build/release/oprun
-# The watchdog (docs/ARCHITECTURE.md) as a program of its own: watchdog.c built alone, static,
-# by the C compiler that comes with Swift. oprun runs it from beside its executable (or from
-# ../libexec/oprun/ once installed) at every run's first job; where it is missing, oprun runs
-# its own executable again, which costs a run about 1.5 ms more to start.
-WATCHDOG_CC = $(firstword $(wildcard $(dir $(realpath $(shell command -v $(SWIFT))))clang) cc)
+# The helper programs oprun runs from beside its executable (or from ../libexec/oprun/ once
+# installed), built by the C compiler that comes with Swift:
+# - the watchdog (docs/ARCHITECTURE.md), watchdog.c built alone and static, at every run's first
+#   job; where it is missing, oprun runs its own executable again, which costs a run about
+#   1.5 ms more to start;
+# - oprun-http, http.c built alone and linked dynamically, since it loads libcurl: the cache's
+#   HTTP store sends its requests through it (a debug build without it loads libcurl itself).
+HELPER_CC = $(firstword $(wildcard $(dir $(realpath $(shell command -v $(SWIFT))))clang) cc)
 WATCHDOG_SOURCES = Sources/COprunSystem/watchdog.c Sources/COprunSystem/child_signals.c \
   Sources/COprunSystem/helper_programs.c
-WATCHDOG_STATIC = $(if $(wildcard $(shell $(WATCHDOG_CC) -print-file-name=libc.a 2>/dev/null)),-static)
-build-watchdog = $(WATCHDOG_CC) -O2 -Wall -DOPRUN_WATCHDOG_PROGRAM -ISources/COprunSystem/include $(WATCHDOG_STATIC) \
-  -o $(1)/oprun-watchdog $(WATCHDOG_SOURCES)
+WATCHDOG_STATIC = $(if $(wildcard $(shell $(HELPER_CC) -print-file-name=libc.a 2>/dev/null)),-static)
+build-helpers = $(HELPER_CC) -O2 -Wall -DOPRUN_WATCHDOG_PROGRAM -ISources/COprunSystem/include $(WATCHDOG_STATIC) \
+  -o $(1)/oprun-watchdog $(WATCHDOG_SOURCES) && \
+  $(HELPER_CC) -O2 -Wall -DOPRUN_HTTP_PROGRAM -ISources/COprunHTTP/include -o $(1)/oprun-http Sources/COprunHTTP/http.c
 
-.PHONY: all deps test-deps build static-c++ debug demo test test-tsan test-tsan-unit test-asan test-asan-unit test-slurm torture kill-campaign concurrent-campaign resources bench bench-slurm fuzz install install-files uninstall format lint clean
+.PHONY: all deps test-deps build debug demo test test-tsan test-tsan-unit test-asan test-asan-unit test-slurm torture kill-campaign concurrent-campaign resources bench bench-slurm fuzz install install-files uninstall format lint clean
 
 all: build
 
@@ -65,18 +68,13 @@ test-deps: deps
 	  mv $(MERMAID_JS).part $(MERMAID_JS); \
 	fi
 
-build: deps static-c++
+build: deps
 	$(SWIFT) build $(RELEASE_FLAGS) --product oprun
-	$(call build-watchdog,$(patsubst %/,%,$(dir $(RELEASE_BINARY))))
-
-# Where the C++ compiler keeps libstdc++.a; without one there, the shared library is linked.
-static-c++:
-	@archive=$$(c++ -print-file-name=libstdc++.a 2>/dev/null); mkdir -p $(STATIC_CXX); \
-	rm -f $(STATIC_CXX)/libstdc++.a; if [ -f "$$archive" ]; then ln -s "$$archive" $(STATIC_CXX)/libstdc++.a; fi
+	$(call build-helpers,$(patsubst %/,%,$(dir $(RELEASE_BINARY))))
 
 debug: deps
 	$(SWIFT) build
-	$(call build-watchdog,.build/debug)
+	$(call build-helpers,.build/debug)
 
 demo: build
 	$(RELEASE_BINARY) jobs/demo.yaml
@@ -84,7 +82,7 @@ demo: build
 # The suites in four processes at once (scripts/test-in-shards.sh says why).
 test: test-deps
 	$(SWIFT) build --build-tests
-	$(call build-watchdog,.build/debug)
+	$(call build-helpers,.build/debug)
 	scripts/test-in-shards.sh "$$($(SWIFT) build --show-bin-path)/oprunPackageTests.xctest"
 
 # Under ThreadSanitizer the spawn's child does not share oprun's memory, so oprun, not the
@@ -117,7 +115,7 @@ test-tsan: test-tsan-unit
 # The unit half of test-tsan alone (the end-to-end half takes as long as make test).
 test-tsan-unit: test-deps
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
-	$(call build-watchdog,.build-tsan/debug)
+	$(call build-helpers,.build-tsan/debug)
 	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --filter '$(UNIT_TESTS)(Queue|Execution|Reporting|RunDriver|Control|JSON|File|HashCache)'
 
 # The torture campaign (Tests/EndToEndTests/TortureTests.swift): SEEDS random runs from FIRST,
@@ -127,7 +125,7 @@ SEEDS ?= 200
 FIRST ?= 1
 torture: deps
 	$(SWIFT) build --build-tests
-	$(call build-watchdog,.build/debug)
+	$(call build-helpers,.build/debug)
 	OPRUN_TORTURE_SEEDS=$(SEEDS) OPRUN_TORTURE_FIRST_SEED=$(FIRST) $(if $(SEED),OPRUN_TORTURE_SEED=$(SEED)) \
 	  OPRUN_TORTURE_LOG=$(CURDIR)/.build/torture.log OPRUN_TORTURE_KEEP=$(CURDIR)/.build/torture-kept \
 	  $(SWIFT) test --skip-build --filter TortureTests
@@ -153,7 +151,7 @@ SLURM_CLUSTER = scripts/slurm-cluster.sh
 test-slurm: deps
 	$(SLURM_CLUSTER) install
 	$(SWIFT) build --build-tests
-	$(call build-watchdog,.build/debug)
+	$(call build-helpers,.build/debug)
 	@trap '$(SLURM_CLUSTER) down' EXIT; \
 	$(SLURM_CLUSTER) up && eval "$$($(SLURM_CLUSTER) env)" && \
 	OPRUN_SLURM=1 $(SWIFT) test --skip-build --filter 'EndToEndTests\.SlurmTests'
@@ -161,7 +159,7 @@ test-slurm: deps
 # The resource tests at full size (100,000 jobs, 10,000 grandchildren); `make test` runs smaller ones.
 resources: deps
 	$(SWIFT) build --build-tests
-	$(call build-watchdog,.build/debug)
+	$(call build-helpers,.build/debug)
 	OPRUN_RESOURCES=full $(SWIFT) test --skip-build --filter ResourceTests
 
 # The same unit tests, the manifest's too, and the end-to-end tests (but the resource tests) under
@@ -177,7 +175,7 @@ test-asan: test-asan-unit
 # The unit half of test-asan alone.
 test-asan-unit: test-deps
 	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
-	$(call build-watchdog,.build-asan/debug)
+	$(call build-helpers,.build-asan/debug)
 	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan \
 	  --filter '$(UNIT_TESTS)(Queue|Execution|Reporting|RunDriver|Control|JSON|Manifest|File|HashCache)'
 
@@ -234,9 +232,10 @@ BASH_COMPLETIONS = $(PREFIX)/share/bash-completion/completions
 ZSH_COMPLETIONS = $(PREFIX)/share/zsh/site-functions
 FISH_COMPLETIONS = $(PREFIX)/share/fish/vendor_completions.d
 INSTALLED_WATCHDOG = $(DESTDIR)$(PREFIX)/libexec/oprun/oprun-watchdog
+INSTALLED_HTTP = $(DESTDIR)$(PREFIX)/libexec/oprun/oprun-http
 INSTALLED = $(DESTDIR)$(PREFIX)/bin/oprun $(DESTDIR)$(PREFIX)/share/man/man1/oprun.1 \
   $(DESTDIR)$(BASH_COMPLETIONS)/oprun $(DESTDIR)$(ZSH_COMPLETIONS)/_oprun $(DESTDIR)$(FISH_COMPLETIONS)/oprun.fish \
-  $(INSTALLED_WATCHDOG)
+  $(INSTALLED_WATCHDOG) $(INSTALLED_HTTP)
 
 install: build
 	$(MAKE) install-files BINARY=$(RELEASE_BINARY)
@@ -250,6 +249,8 @@ install-files:
 	install -m 755 $(BINARY) $(DESTDIR)$(PREFIX)/bin/oprun
 	if [ -x $(dir $(BINARY))oprun-watchdog ]; then \
 	  install -d $(dir $(INSTALLED_WATCHDOG)) && install -m 755 $(dir $(BINARY))oprun-watchdog $(INSTALLED_WATCHDOG); fi
+	if [ -x $(dir $(BINARY))oprun-http ]; then \
+	  install -d $(dir $(INSTALLED_HTTP)) && install -m 755 $(dir $(BINARY))oprun-http $(INSTALLED_HTTP); fi
 	install -m 644 man/oprun.1 $(DESTDIR)$(PREFIX)/share/man/man1/oprun.1
 	$(BINARY) --generate-completion-script bash > $(DESTDIR)$(BASH_COMPLETIONS)/oprun
 	$(BINARY) --generate-completion-script zsh > $(DESTDIR)$(ZSH_COMPLETIONS)/_oprun

@@ -26,7 +26,7 @@ let package = Package(
     // runtime · processes, signals, pipes, output
     .target(name: "COprunSystem"),
     // libcurl, loaded on first use by an HTTP cache: no link-time dependency
-    .target(name: "COprunHTTP"),
+    .target(name: "COprunHTTP", dependencies: ["COprunSystem"]),
     .target(
       name: "OprunRuntime",
       dependencies: ["OprunCore", "COprunSystem", "COprunHTTP"]

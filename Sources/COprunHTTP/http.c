@@ -3,12 +3,26 @@
 
 #include <curl/curl.h>
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
-// libcurl's header gives the types and constants; its functions are resolved at run time,
-// so that the binary has no link-time dependency on libcurl.
+// Requests go through libcurl, loaded with dlopen(). Where oprun is a static executable (its
+// release build), libcurl cannot be loaded into it: a static glibc program that dlopen()s a
+// library gets a second C library beside its own, and libcurl crashed at its first https://
+// request. So a static oprun sends each request to a helper program, `oprun-http` (this file
+// built alone with OPRUN_HTTP_PROGRAM, beside oprun's executable or in ../libexec/oprun/),
+// one process per handle, over a socket pair; a dynamically linked oprun without the program
+// (a debug build run by `swift test`) loads libcurl itself.
+
+// ---- libcurl in this process -------------------------------------------------------------
+
 static struct {
   CURLcode (*global_init)(long flags);
   CURL *(*easy_init)(void);
@@ -55,32 +69,11 @@ static void load(void) {
   load_failure = NULL;
 }
 
-const char *oprun_http_load(void) {
+static const char *curl_load(void) {
   pthread_once(&load_once, load);
   return load_failure;
 }
 
-struct oprun_http_handle {
-  CURL *easy;
-};
-
-oprun_http_handle *oprun_http_handle_new(void) {
-  if (oprun_http_load()) return NULL;
-  oprun_http_handle *handle = calloc(1, sizeof *handle);
-  if (!handle) return NULL;
-  handle->easy = curl.easy_init();
-  if (!handle->easy) {
-    free(handle);
-    return NULL;
-  }
-  return handle;
-}
-
-void oprun_http_handle_free(oprun_http_handle *handle) {
-  if (!handle) return;
-  curl.easy_cleanup(handle->easy);
-  free(handle);
-}
 
 struct transfer {
   CURL *easy;
@@ -106,16 +99,14 @@ static size_t send_body(char *buffer, size_t size, size_t count, void *context) 
   return filled < 0 ? CURL_READFUNC_ABORT : (size_t)filled;
 }
 
-int oprun_http_perform(
-    oprun_http_handle *handle, oprun_http_method method, const char *url, const char *authorization,
+/// One request through libcurl in this process, as oprun_http_perform describes it, into a
+/// `result` that says nothing yet.
+static int curl_perform(
+    CURL *easy, oprun_http_method method, const char *url, const char *authorization,
     oprun_http_sink sink, void *sink_context, oprun_http_source source, void *source_context,
     int64_t body_size, long connect_ms, long stall_ms, long total_ms, oprun_http_result *result) {
-  CURL *easy = handle->easy;
   struct transfer transfer = {easy, sink, sink_context, source, source_context};
-  result->status = 0;
-  result->failure = 0;
-  result->message[0] = 0;
-
+  
   // A reset handle keeps its connections (and DNS answers): only the options go.
   curl.easy_reset(easy);
   struct curl_slist *headers = curl.slist_append(NULL, "Expect:");
@@ -185,3 +176,364 @@ int oprun_http_perform(
   }
   return 0;
 }
+
+// ---- What oprun and oprun-http say to each other --------------------------------------------
+
+/// The word after the program's name; it changes whenever the messages below do, so that a
+/// program left from another version of oprun refuses rather than misreads them.
+static const char helper_name[] = "oprun-http";
+static const char helper_marker[] = "--oprun-http-channel-1";
+
+/// A request, followed by its URL, its authorization (when `authorization_length` >= 0) and,
+/// for a PUT, exactly `body_size` bytes of body.
+struct request_header {
+  int32_t method;
+  int32_t wants_body;
+  int32_t url_length;
+  int32_t authorization_length;
+  int64_t body_size;
+  int64_t connect_ms;
+  int64_t stall_ms;
+  int64_t total_ms;
+};
+
+/// What the helper sends: frames, each a header and `length` bytes.
+enum frame_kind {
+  /// Once, when it starts: empty when libcurl is ready, else why it is not.
+  frame_ready = 1,
+  /// A piece of a successful GET's body.
+  frame_body = 2,
+  /// The end of a request: a `struct answer`.
+  frame_answer = 3,
+};
+
+struct frame_header {
+  int32_t kind;
+  int32_t length;
+};
+
+struct answer {
+  int32_t performed;
+  oprun_http_result result;
+};
+
+/// Writes all of `count` bytes, or fails (-1) once the other end is gone.
+static int send_all(int fd, const void *bytes, size_t count) {
+  const char *next = bytes;
+  while (count > 0) {
+    ssize_t sent = send(fd, next, count, MSG_NOSIGNAL);
+    if (sent < 0 && errno == EINTR) continue;
+    if (sent <= 0) return -1;
+    next += sent;
+    count -= (size_t)sent;
+  }
+  return 0;
+}
+
+/// Reads exactly `count` bytes, or fails (-1) at an early end or an error.
+static int receive_all(int fd, void *bytes, size_t count) {
+  char *next = bytes;
+  while (count > 0) {
+    ssize_t got = read(fd, next, count);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return -1;
+    next += got;
+    count -= (size_t)got;
+  }
+  return 0;
+}
+
+#ifdef OPRUN_HTTP_PROGRAM
+
+// ---- oprun-http: requests from oprun, done with libcurl ------------------------------------
+
+static int send_frame(int fd, enum frame_kind kind, const void *bytes, size_t count) {
+  struct frame_header header = {kind, (int32_t)count};
+  if (send_all(fd, &header, sizeof header) != 0) return -1;
+  return count ? send_all(fd, bytes, count) : 0;
+}
+
+struct request_body {
+  int channel;
+  int64_t left;
+};
+
+/// A GET's body goes to oprun as it comes; a refusal (oprun gone) aborts the transfer.
+static int send_body_piece(void *context, const void *bytes, size_t count) {
+  return send_frame(*(int *)context, frame_body, bytes, count) == 0;
+}
+
+/// A PUT's body comes from oprun, no more than it announced.
+static ssize_t receive_body_piece(void *context, void *buffer, size_t capacity) {
+  struct request_body *body = context;
+  if (body->left == 0) return 0;
+  size_t wanted = capacity < (uint64_t)body->left ? capacity : (size_t)body->left;
+  ssize_t got;
+  while ((got = read(body->channel, buffer, wanted)) < 0 && errno == EINTR) {
+  }
+  if (got <= 0) return -1;
+  body->left -= got;
+  return got;
+}
+
+static int serve(int channel) {
+  const char *failure = curl_load();
+  if (send_frame(channel, frame_ready, failure ? failure : "", failure ? strlen(failure) : 0) != 0 || failure) return 2;
+  CURL *easy = curl.easy_init();
+  if (!easy) return 2;
+  char *text = NULL;
+  size_t text_capacity = 0;
+  static char discarded[1 << 16];
+  for (;;) {
+    struct request_header request;
+    // The end of the channel: oprun is done with this handle, or gone.
+    if (receive_all(channel, &request, sizeof request) != 0) return 0;
+    if (request.url_length < 0 || request.authorization_length < -1 || request.body_size < 0) return 2;
+    size_t needed = (size_t)request.url_length + 1 + (request.authorization_length > 0 ? (size_t)request.authorization_length : 0) + 1;
+    if (needed > text_capacity) {
+      free(text);
+      text_capacity = needed;
+      if (!(text = malloc(text_capacity))) return 2;
+    }
+    char *url = text;
+    char *authorization = request.authorization_length >= 0 ? text + request.url_length + 1 : NULL;
+    if (receive_all(channel, url, (size_t)request.url_length) != 0) return 0;
+    url[request.url_length] = 0;
+    if (authorization) {
+      if (receive_all(channel, authorization, (size_t)request.authorization_length) != 0) return 0;
+      authorization[request.authorization_length] = 0;
+    }
+    struct request_body body = {channel, request.method == oprun_http_put ? request.body_size : 0};
+    struct answer answer;
+    memset(&answer, 0, sizeof answer);
+    answer.performed = curl_perform(
+        easy, (oprun_http_method)request.method, url, authorization, request.wants_body ? send_body_piece : NULL,
+        &channel, receive_body_piece, &body, request.body_size, (long)request.connect_ms, (long)request.stall_ms,
+        (long)request.total_ms, &answer.result);
+    // The token is in no memory that outlives its request.
+    if (authorization) explicit_bzero(authorization, (size_t)request.authorization_length);
+    // What of the body the transfer did not take is read still, so that the next request
+    // starts where it should.
+    while (body.left > 0) {
+      size_t wanted = body.left < (int64_t)sizeof discarded ? (size_t)body.left : sizeof discarded;
+      if (receive_all(channel, discarded, wanted) != 0) return 0;
+      body.left -= (int64_t)wanted;
+    }
+    if (send_frame(channel, frame_answer, &answer, sizeof answer) != 0) return 0;
+  }
+}
+
+int main(int argc, char **argv) {
+  char *end = NULL;
+  long channel = argc == 3 && strcmp(argv[1], helper_marker) == 0 ? strtol(argv[2], &end, 10) : -1;
+  int type = 0;
+  socklen_t length = sizeof type;
+  if (channel < 0 || !end || *end || getsockopt((int)channel, SOL_SOCKET, SO_TYPE, &type, &length) != 0 ||
+      type != SOCK_STREAM) {
+    fprintf(stderr, "%s: started by oprun for its cache server, not by hand\n", helper_name);
+    return 2;
+  }
+  // Started with every signal blocked: a terminal's signals it ignores (it has a group of its
+  // own besides), a write to a gone oprun fails rather than kills.
+  signal(SIGPIPE, SIG_IGN);
+  signal(SIGINT, SIG_IGN);
+  signal(SIGQUIT, SIG_IGN);
+  signal(SIGTSTP, SIG_IGN);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, NULL);
+  if (chdir("/") != 0) return 2;
+  return serve((int)channel);
+}
+
+#else
+
+// ---- In oprun: each handle a curl handle here, or an oprun-http process ----------------------
+
+#include "oprun_system.h"
+
+enum mode { mode_unknown, mode_curl, mode_helper, mode_none };
+static enum mode mode = mode_unknown;
+static const char *mode_failure = NULL;
+static char helper_program[4096];
+static pthread_once_t mode_chosen = PTHREAD_ONCE_INIT;
+
+static void choose_mode(void) {
+  if (oprun_find_helper_program(helper_name, helper_program, sizeof helper_program)) {
+    mode = mode_helper;
+  } else if (getauxval(AT_BASE) != 0) {
+    // Linked dynamically: an interpreter (the dynamic loader) was mapped for it.
+    mode = (mode_failure = curl_load()) ? mode_none : mode_curl;
+  } else {
+    mode = mode_none;
+    mode_failure = "oprun-http is missing beside oprun's executable (or in ../libexec/oprun/): "
+                   "oprun speaks to a cache server through it; install oprun again (make install)";
+  }
+}
+
+const char *oprun_http_load(void) {
+  pthread_once(&mode_chosen, choose_mode);
+  return mode_failure;
+}
+
+struct oprun_http_handle {
+  /// In this process: the curl handle.
+  CURL *easy;
+  /// Else the channel to this handle's oprun-http, -1 when it has none (yet, or any more).
+  int channel;
+  /// Where a GET's body is read into, piece by piece.
+  char buffer[1 << 16];
+};
+
+/// Starts the handle's oprun-http and waits for its word that libcurl is ready: 0, or -1
+/// with why not in `message`.
+static int start_helper(oprun_http_handle *handle, char *message, size_t size) {
+  int ends[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) {
+    snprintf(message, size, "cannot make a socket for oprun-http: %s", strerror(errno));
+    return -1;
+  }
+  char channel_text[24];
+  snprintf(channel_text, sizeof channel_text, "%d", ends[1]);
+  char *arguments[] = {(char *)helper_name, (char *)helper_marker, channel_text, 0};
+  const char *programs[] = {helper_program, 0};
+  pid_t helper = oprun_start_detached(programs, arguments, ends[1], NULL, NULL);
+  int start_error = errno;
+  close(ends[1]);
+  struct frame_header ready;
+  if (helper < 0 || receive_all(ends[0], &ready, sizeof ready) != 0 || ready.kind != frame_ready ||
+      ready.length < 0 || (size_t)ready.length >= size) {
+    snprintf(message, size, "cannot start %s: %s", helper_program, helper < 0 ? strerror(start_error) : "it stopped");
+    close(ends[0]);
+    return -1;
+  }
+  if (ready.length > 0) {
+    if (receive_all(ends[0], message, (size_t)ready.length) != 0) ready.length = 0;
+    message[ready.length] = 0;
+    close(ends[0]);
+    return -1;
+  }
+  handle->channel = ends[0];
+  return 0;
+}
+
+static void stop_helper(oprun_http_handle *handle) {
+  // Its next read or write fails, and it exits.
+  if (handle->channel >= 0) close(handle->channel);
+  handle->channel = -1;
+}
+
+oprun_http_handle *oprun_http_handle_new(char *failure, size_t size) {
+  if (size) failure[0] = 0;
+  if (oprun_http_load()) {
+    snprintf(failure, size, "%s", mode_failure);
+    return NULL;
+  }
+  oprun_http_handle *handle = calloc(1, sizeof *handle);
+  if (!handle) {
+    snprintf(failure, size, "out of memory");
+    return NULL;
+  }
+  handle->channel = -1;
+  if (mode == mode_curl) {
+    handle->easy = curl.easy_init();
+    if (!handle->easy) {
+      snprintf(failure, size, "libcurl could not make a handle");
+      free(handle);
+      return NULL;
+    }
+  } else if (start_helper(handle, failure, size) != 0) {
+    free(handle);
+    return NULL;
+  }
+  return handle;
+}
+
+void oprun_http_handle_free(oprun_http_handle *handle) {
+  if (!handle) return;
+  if (handle->easy) curl.easy_cleanup(handle->easy);
+  stop_helper(handle);
+  free(handle);
+}
+
+/// A request the helper could not finish: the handle's helper is let go (the next request
+/// starts another), and the request fails with libcurl's `code` and `message`.
+static int fail_with_helper(oprun_http_handle *handle, int code, const char *message, oprun_http_result *result) {
+  stop_helper(handle);
+  result->failure = code;
+  snprintf(result->message, sizeof result->message, "%s", message);
+  return -1;
+}
+
+static int helper_perform(
+    oprun_http_handle *handle, oprun_http_method method, const char *url, const char *authorization,
+    oprun_http_sink sink, void *sink_context, oprun_http_source source, void *source_context,
+    int64_t body_size, long connect_ms, long stall_ms, long total_ms, oprun_http_result *result) {
+  if (handle->channel < 0 && start_helper(handle, result->message, sizeof result->message) != 0) {
+    result->failure = CURLE_FAILED_INIT;
+    return -1;
+  }
+  size_t url_length = strlen(url), authorization_length = authorization ? strlen(authorization) : 0;
+  int64_t put_size = method == oprun_http_put ? body_size : 0;
+  struct request_header request = {
+    method, sink != NULL, (int32_t)url_length, authorization ? (int32_t)authorization_length : -1,
+    put_size, connect_ms, stall_ms, total_ms};
+  const char *gone = "oprun-http stopped";
+  if (send_all(handle->channel, &request, sizeof request) != 0 || send_all(handle->channel, url, url_length) != 0 ||
+      (authorization && send_all(handle->channel, authorization, authorization_length) != 0)) {
+    return fail_with_helper(handle, CURLE_SEND_ERROR, gone, result);
+  }
+  for (int64_t left = put_size; left > 0;) {
+    size_t wanted = left < (int64_t)sizeof handle->buffer ? (size_t)left : sizeof handle->buffer;
+    ssize_t filled = source(source_context, handle->buffer, wanted);
+    if (filled <= 0) return fail_with_helper(handle, CURLE_ABORTED_BY_CALLBACK, "the request's body ended early", result);
+    if (send_all(handle->channel, handle->buffer, (size_t)filled) != 0) {
+      return fail_with_helper(handle, CURLE_SEND_ERROR, gone, result);
+    }
+    left -= filled;
+  }
+  for (;;) {
+    struct frame_header frame;
+    if (receive_all(handle->channel, &frame, sizeof frame) != 0 || frame.length < 0) {
+      return fail_with_helper(handle, CURLE_RECV_ERROR, gone, result);
+    }
+    if (frame.kind == frame_answer) {
+      struct answer answer;
+      if (frame.length != (int32_t)sizeof answer || receive_all(handle->channel, &answer, sizeof answer) != 0) {
+        return fail_with_helper(handle, CURLE_RECV_ERROR, gone, result);
+      }
+      *result = answer.result;
+      result->message[sizeof result->message - 1] = 0;
+      return answer.performed == 0 ? 0 : -1;
+    }
+    if (frame.kind != frame_body || !sink) return fail_with_helper(handle, CURLE_RECV_ERROR, gone, result);
+    for (int32_t left = frame.length; left > 0;) {
+      size_t piece = left < (int32_t)sizeof handle->buffer ? (size_t)left : sizeof handle->buffer;
+      if (receive_all(handle->channel, handle->buffer, piece) != 0) {
+        return fail_with_helper(handle, CURLE_RECV_ERROR, gone, result);
+      }
+      // The rest of the body is not wanted: letting the helper go ends its transfer.
+      if (!sink(sink_context, handle->buffer, piece)) {
+        return fail_with_helper(handle, CURLE_WRITE_ERROR, "Failure writing output to destination", result);
+      }
+      left -= (int32_t)piece;
+    }
+  }
+}
+
+int oprun_http_perform(
+    oprun_http_handle *handle, oprun_http_method method, const char *url, const char *authorization,
+    oprun_http_sink sink, void *sink_context, oprun_http_source source, void *source_context,
+    int64_t body_size, long connect_ms, long stall_ms, long total_ms, oprun_http_result *result) {
+  result->status = 0;
+  result->failure = 0;
+  result->message[0] = 0;
+  if (handle->easy) {
+    return curl_perform(handle->easy, method, url, authorization, sink, sink_context, source, source_context,
+                        body_size, connect_ms, stall_ms, total_ms, result);
+  }
+  return helper_perform(handle, method, url, authorization, sink, sink_context, source, source_context, body_size,
+                        connect_ms, stall_ms, total_ms, result);
+}
+
+#endif

@@ -1,22 +1,23 @@
 #ifndef OPRUN_HTTP_H
 #define OPRUN_HTTP_H
-// HTTP requests through libcurl, loaded with dlopen() on first use: a run without an HTTP
-// cache never maps libcurl, and a machine without it gets a message instead of a failure
-// to start. Nothing of libcurl's own header is visible from here.
+// HTTP requests through libcurl, loaded with dlopen() on first use (by the helper program
+// oprun-http where oprun is a static executable; see http.c): a run without an HTTP cache
+// never maps libcurl, and a machine without it gets a message instead of a failure to
+// start. Nothing of libcurl's own header is visible from here.
 
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-/// Loads libcurl.so.4 and initialises it, once per process; later calls return the first
-/// answer. NULL when it is ready, else why not (a static string).
+/// Finds oprun-http, or loads libcurl.so.4 and initialises it, once per process; later calls
+/// return the first answer. NULL when requests can be made, else why not (a static string).
 const char *oprun_http_load(void);
 
-/// One connection's worth of state (a curl easy handle): used by one thread at a time, kept
-/// across requests so that its connection is reused. NULL when libcurl is not loaded or out
-/// of memory.
+/// One connection's worth of state (a curl easy handle, here or in an oprun-http process of
+/// its own): used by one thread at a time, kept across requests so that its connection is
+/// reused. NULL, with why in `failure` (`size` bytes), when none can be made.
 typedef struct oprun_http_handle oprun_http_handle;
-oprun_http_handle *oprun_http_handle_new(void);
+oprun_http_handle *oprun_http_handle_new(char *failure, size_t size);
 void oprun_http_handle_free(oprun_http_handle *handle);
 
 typedef enum {

@@ -9,8 +9,9 @@ import Synchronization
 /// goes with every request when the variable is set; the token is in no message.
 ///
 /// Requests go through libcurl, loaded on first use (a run without this cache never loads
-/// it). Each call checks out a handle of its own, and gives it back after, so the cache's
-/// threads each keep a connection open to the server from one request to the next.
+/// it); where oprun is a static executable, in a helper process per handle (`oprun-http`).
+/// Each call checks out a handle of its own, and gives it back after, so the cache's threads
+/// each keep a connection open to the server from one request to the next.
 public final class HTTPCacheStore: CacheStore {
   public let url: String
   /// `Bearer TOKEN`, or nil: never printed.
@@ -150,7 +151,10 @@ public final class HTTPCacheStore: CacheStore {
   private func checkOut() throws(CacheProblem) -> OpaquePointer {
     if let idle = idleHandles.withLock({ $0.popLast() }) { return OpaquePointer(bitPattern: idle)! }
     if let failure = oprun_http_load() { throw CacheProblem(String(cString: failure)) }
-    guard let handle = oprun_http_handle_new() else { throw CacheProblem("\(url): libcurl could not make a handle") }
+    var failure = [CChar](repeating: 0, count: 512)
+    guard let handle = oprun_http_handle_new(&failure, failure.count) else {
+      throw CacheProblem("\(url): \(String(decoding: failure.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))")
+    }
     return handle
   }
 

@@ -83,9 +83,15 @@ func ownNiceness() -> Int {
 /// The live watchdogs (SPEC §3.4) of the runs started with `entry` (`NAME=value`) in their
 /// environment: a watchdog is a copy of its oprun, environment included.
 func liveWatchdogs(withEnvironment entry: String) -> [Int32] {
+  liveHelpers(named: "oprun-watchdog", withEnvironment: entry)
+}
+
+/// The live processes named `command` (a helper program oprun starts with its own environment)
+/// of the runs started with `entry` (`NAME=value`) in their environment.
+func liveHelpers(named command: String, withEnvironment entry: String) -> [Int32] {
   let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
   return entries.compactMap(Int32.init).filter { pid in
-    guard let stat = ProcessStat(pid: pid), stat.command == "oprun-watchdog", stat.state != "Z", stat.state != "X",
+    guard let stat = ProcessStat(pid: pid), stat.command == command, stat.state != "Z", stat.state != "X",
       let environment = FileManager.default.contents(atPath: "/proc/\(pid)/environ")
     else { return false }
     return environment.split(separator: 0).contains { String(decoding: $0, as: UTF8.self) == entry }
