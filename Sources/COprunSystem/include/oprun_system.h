@@ -134,6 +134,15 @@ struct oprun_spawn_failure {
 /// failed after its creation has been reaped).
 pid_t oprun_spawn(const struct oprun_spawn_plan *plan, struct oprun_spawn_failure *failure);
 
+// MARK: - Extended attributes
+
+/// fsetxattr(fd, name, value, size, 0). Returns 0, or -1 with errno set.
+int oprun_set_attribute(int fd, const char *name, const void *value, size_t size);
+
+/// lgetxattr(path, name, value, size): the attribute's length, or -1 with errno set (ENODATA
+/// when the file has none, ERANGE when it is longer than `size`).
+ssize_t oprun_get_attribute(const char *path, const char *name, void *value, size_t size);
+
 // MARK: - Helper programs
 
 /// Where the helper program `name` was built or installed with oprun's executable: in the

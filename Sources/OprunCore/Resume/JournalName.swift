@@ -32,11 +32,13 @@ public struct JournalName: Sendable, Equatable {
   /// The sequence number a RUN-ID ends in: the last of at least three dash-separated parts,
   /// digits only; nil for an id of an earlier oprun (`DATE-PID`).
   public static func sequence(inRun run: String) -> Int? {
-    let parts = run.split(separator: "-", omittingEmptySubsequences: false)
-    guard parts.count >= 3, let last = parts.last, (1...18).contains(last.utf8.count),
-      last.utf8.allSatisfy({ (0x30...0x39).contains($0) })
-    else { return nil }
-    return Int(last)
+    // Read in place, without splitting: every run reads the name of every journal.
+    let dash = UInt8(ascii: "-")
+    let bytes = run.utf8
+    guard let lastDash = bytes.lastIndex(of: dash), bytes[..<lastDash].contains(dash) else { return nil }
+    let last = bytes[bytes.index(after: lastDash)...]
+    guard (1...18).contains(last.count), last.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+    return last.reduce(0) { $0 * 10 + Int($1 - 0x30) }
   }
 
   /// The sequence number of the next run: one more than the highest of `names`.

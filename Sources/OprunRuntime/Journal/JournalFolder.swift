@@ -1,10 +1,13 @@
+import COprunSystem
 import Glibc
 import OprunCore
 
 /// Where a manifest's journals live: `.oprun/runs/` in the manifest's folder, one
 /// `RUN-ID.ndjson` per run (SPEC §9). Several manifests may share a folder; a journal
 /// belongs to the manifest its header names (by file name, so that a clone in another
-/// folder, with `.oprun/` restored from a cache, still finds its runs).
+/// folder, with `.oprun/` restored from a cache, still finds its runs). Its extended
+/// attribute ``ownerAttribute`` says the same from its creation, so that a run of one
+/// manifest passes over the others' journals without opening them.
 public struct JournalFolder: Sendable {
   /// The `.oprun/` it is in.
   public let state: StateFolder
@@ -56,8 +59,10 @@ public struct JournalFolder: Sendable {
 
   /// What ``entries()`` gives, the files that are no journal and older than ``staleAge``,
   /// whether a file could not be opened for want of a descriptor, and whether the list is
-  /// settled (``entriesForFollowing()``).
-  private func scan() -> (
+  /// settled (``entriesForFollowing()``). Without `readingOwnHeaders`, a journal whose
+  /// attribute says it is this manifest's is listed without its header (what pruning needs):
+  /// the header of every journal kept is not read at every run.
+  private func scan(readingOwnHeaders: Bool = true) -> (
     entries: [Entry], warnings: [String], stale: [String], isShortOfDescriptors: Bool, isSettled: Bool
   ) {
     var entries: [Entry] = []
@@ -77,6 +82,15 @@ public struct JournalFolder: Sendable {
     }
     for name in names {
       let file = path + "/" + name.fileName
+      // As the run that made it said: another manifest's is passed over without being opened
+      // (a folder of many manifests has many journals, and each run looks at them all).
+      if let owner = Self.owner(of: file) {
+        if owner != manifestName { continue }
+        if !readingOwnHeaders, name.sequence != nil {
+          entries.append(Entry(file: file, name: name, header: nil))
+          continue
+        }
+      }
       switch Self.firstLine(of: file) {
       case .success(.header(let header)):
         if PathParts.fileName(of: header.manifest) == manifestName {
@@ -103,6 +117,20 @@ public struct JournalFolder: Sendable {
     }
     entries.sort { $0.name.precedes($1.name, start: $0.header?.start ?? 0, otherStart: $1.header?.start ?? 0) }
     return (entries, warnings, stale, isShortOfDescriptors, isSettled)
+  }
+
+  /// The extended attribute a journal carries from its creation: the file name of the
+  /// manifest it belongs to, as its header says it.
+  static let ownerAttribute = "user.oprun.manifest"
+
+  /// The manifest the journal `file` belongs to, as its attribute says; nil when it has none
+  /// (made by an earlier oprun, copied without its attributes, or on a file system without
+  /// them): its header then says.
+  static func owner(of file: String) -> String? {
+    var name = [UInt8](repeating: 0, count: 256)
+    let count = name.withUnsafeMutableBytes { oprun_get_attribute(file, ownerAttribute, $0.baseAddress, $0.count) }
+    guard count > 0 else { return nil }
+    return String(decoding: name[..<count], as: UTF8.self)
   }
 
   /// How old a file that is no journal must be to be warned about and removed: a run writes
@@ -227,6 +255,8 @@ public struct JournalFolder: Sendable {
       let descriptor = Glibc.open(file, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0o600)
       if descriptor >= 0 {
         flock(descriptor, LOCK_EX | LOCK_NB)
+        // Where the file system keeps no such attribute, the header alone says whose it is.
+        _ = manifestName.withCString { oprun_set_attribute(descriptor, Self.ownerAttribute, $0, strlen($0)) }
         return .success(NewJournal(descriptor: descriptor, file: file, run: run))
       }
       guard errno == EEXIST, sequence < Int(Int32.max) else {
@@ -245,7 +275,7 @@ public struct JournalFolder: Sendable {
   /// runs killed while writing, go once older than ``staleAge``. Whether it removed a journal.
   @discardableResult
   func prune(keeping newJournal: String, tracked: Set<String> = []) -> Bool {
-    let scan = scan()
+    let scan = scan(readingOwnHeaders: false)
     var removed = false
     for file in scan.stale where file != newJournal { removed = Self.removeUnlessInProgress(file) || removed }
     state.removeLeftTemporaries(olderThan: Self.staleAge)

@@ -56,7 +56,7 @@ extension StateFolder {
 
   /// What makes a file of `status` at `path` unfit to be in `.oprun/`; nil when nothing does.
   private static func problem(with status: stat, at path: String, expectingFolder: Bool) -> String? {
-    if status.st_uid != geteuid() {
+    if status.st_uid != effectiveUser {
       return "'\(path)' belongs to another user (uid \(status.st_uid))"
     }
     let type = status.st_mode & S_IFMT
@@ -66,6 +66,9 @@ extension StateFolder {
     }
     return nil
   }
+
+  /// This process's effective uid: asked once, not once for each file of `.oprun/`.
+  private static let effectiveUser = geteuid()
 
   /// Folders nest no deeper than `slurm/RUN-ID/` in a `.oprun/` oprun made: what lies
   /// deeper is no file oprun reads or writes.

@@ -1,6 +1,7 @@
+import COprunSystem
 import Foundation
 import OprunCore
-import OprunRuntime
+@testable import OprunRuntime
 import Testing
 
 /// Which journals are a manifest's and in which order (SPEC §9): by the sequence their names
@@ -46,6 +47,37 @@ import Testing
     #expect(entries.last?.header == nil)
     #expect(warnings.contains { $0.contains("its header line cannot be read") }, "\(warnings)")
     #expect(journals.newestRecords(of: ["build"]).records["build"]?.outcome == .failed)
+  }
+
+  /// A journal says whose it is by an attribute as well as by its header: another manifest's
+  /// is not read at all, damaged or not, and this manifest's is read as before.
+  @Test func aJournalWhoseAttributeNamesAnotherManifestIsNotRead() throws {
+    try journal("20260101T000000-1-1", start: 1, lines: [job("build")])
+    let damaged = #"{"type":"header","format":1,"ru"#
+    try journal("20260101T000000-1-2", start: 2, header: damaged, lines: [job("build", outcome: "failed")])
+    try journal("20260101T000000-1-3", start: 3, header: damaged, lines: [job("build", outcome: "failed")])
+    try setOwner("other.yaml", of: "20260101T000000-1-2")
+    try setOwner("jobs.yaml", of: "20260101T000000-1-3")
+    let (entries, warnings) = journals.entries()
+    #expect(entries.map(\.name.run) == ["20260101T000000-1-1", "20260101T000000-1-3"])
+    #expect(warnings.filter { $0.contains("its header line cannot be read") }.count == 1, "\(warnings)")
+    #expect(!warnings.contains { $0.contains("20260101T000000-1-2") }, "\(warnings)")
+
+    // And a journal made by a run carries its manifest's name.
+    guard case .success(let made) = journals.create(runID: { "20260101T000000-1-\($0)" }) else {
+      Issue.record("no journal made")
+      return
+    }
+    close(made.descriptor)
+    #expect(made.run == "20260101T000000-1-4")
+    #expect(JournalFolder.owner(of: made.file) == "jobs.yaml")
+  }
+
+  private func setOwner(_ manifest: String, of run: String) throws {
+    let descriptor = open(runs.appendingPathComponent(run + ".ndjson").path, O_RDONLY)
+    try #require(descriptor >= 0)
+    defer { close(descriptor) }
+    #expect(oprun_set_attribute(descriptor, JournalFolder.ownerAttribute, manifest, manifest.utf8.count) == 0)
   }
 
   @Test func aLinkWhereAJournalShouldBeIsNotFollowed() throws {
