@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 OPRUN=${OPRUN:-.build/release/oprun}
-[ -x "$OPRUN" ] || swift build -c release --static-swift-stdlib --product oprun
+[ -x "$OPRUN" ] || make build
 command -v hyperfine >/dev/null || { echo "graph.sh: hyperfine is needed (apt-get install hyperfine)" >&2; exit 1; }
 
 workdir=$(mktemp -d)

@@ -10,9 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 OPRUN=${OPRUN:-.build/release/oprun}
-if [ ! -x "$OPRUN" ]; then
-  swift build -c release --static-swift-stdlib --product oprun
-fi
+[ -x "$OPRUN" ] || make build
 [ -x /usr/bin/time ] || { echo "matrix.sh: /usr/bin/time (package 'time') is needed" >&2; exit 1; }
 
 workdir=$(mktemp -d)

@@ -11,9 +11,7 @@ COUNTS=("$@")
 [ ${#COUNTS[@]} -gt 0 ] || COUNTS=(1000 10000 100000)
 BUDGET_SECONDS=1.0
 
-if [ ! -x "$OPRUN" ]; then
-  swift build -c release --static-swift-stdlib --product oprun
-fi
+[ -x "$OPRUN" ] || make build
 
 # GNU time gives the peak RSS; hyperfine the timing. Install them if we may.
 missing=()

@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 OPRUN=${OPRUN:-.build/release/oprun}
-[ -x "$OPRUN" ] || swift build -c release --static-swift-stdlib --product oprun
+[ -x "$OPRUN" ] || make build
 OPRUN=$(realpath "$OPRUN")
 JOBS=${JOBS:-1000}
 source Benchmarks/need.sh

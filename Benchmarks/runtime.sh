@@ -19,11 +19,14 @@ need cc gcc
 scratch_folder
 cc -O2 -o "$work/spawn-floor" Benchmarks/spawn-floor.c
 # Copies, as `make install` makes: the file the linker wrote starts up to 0.5 ms slower than a
-# copy of it (PERFORMANCE.md, start-up). Each with the watchdog program built beside it, in a
-# folder of its own: an oprun without one runs itself as its watchdog, 1.5 ms more a run.
+# copy of it (PERFORMANCE.md, start-up). Each with the helper programs built beside it, in a
+# folder of its own: an oprun without its watchdog program runs itself as its watchdog, 1.5 ms
+# more a run.
 copy_oprun() {
   mkdir -p "$work/$2" && cp "$1" "$work/$2/oprun"
-  if [ -x "$(dirname "$1")/oprun-watchdog" ]; then cp "$(dirname "$1")/oprun-watchdog" "$work/$2/"; fi
+  for helper in oprun-watchdog oprun-http; do
+    if [ -x "$(dirname "$1")/$helper" ]; then cp "$(dirname "$1")/$helper" "$work/$2/"; fi
+  done
 }
 copy_oprun "$OPRUN" current && OPRUN=$work/current/oprun
 
