@@ -4,7 +4,7 @@ import Testing
 @testable import OprunCore
 
 /// `make install` and `make uninstall` into a prefix of the test's own, and what they install:
-/// the binary, the watchdog program it runs (when built beside it), the man page (complete, and rendered by `man` without a warning) and the bash,
+/// the binary, the helper programs it runs (when built beside it), the man page (complete, and rendered by `man` without a warning) and the bash,
 /// zsh and fish completion scripts (which `CompletionTests` tries in their shells).
 @Suite(.serialized) struct InstallTests {
   /// What `make install PREFIX=…` puts where, relative to the prefix.
@@ -13,21 +13,25 @@ import Testing
     "share/zsh/site-functions/_oprun", "share/fish/vendor_completions.d/oprun.fish",
   ]
 
-  /// The watchdog program goes with the binary when it was built beside it (`make build`).
+  /// The watchdog program goes with the binary when it was built beside it (`make build`),
+  /// and so does the program a cache server is spoken to through.
   static let watchdogProgram = "libexec/oprun/oprun-watchdog"
+  static let helperPrograms = [watchdogProgram, "libexec/oprun/oprun-http"]
 
   @Test func installPutsEveryFileInThePrefixAndUninstallTakesEachAway() throws {
     let prefix = try Scratch()
     let installed = try make(["install-files", "BINARY=\(oprunBinary)", "PREFIX=\(prefix.url.path)"])
     #expect(installed.status == 0, "\(installed.stderr)")
-    let builtWatchdog = URL(fileURLWithPath: oprunBinary).deletingLastPathComponent()
-      .appendingPathComponent("oprun-watchdog").path
-    let expected =
-      Self.installedFiles + (FileManager.default.isExecutableFile(atPath: builtWatchdog) ? [Self.watchdogProgram] : [])
+    let builtFolder = URL(fileURLWithPath: oprunBinary).deletingLastPathComponent()
+    let builtHelpers = Self.helperPrograms.filter { program in
+      FileManager.default.isExecutableFile(
+        atPath: builtFolder.appendingPathComponent(URL(fileURLWithPath: program).lastPathComponent).path)
+    }
+    let expected = Self.installedFiles + builtHelpers
     for file in expected {
       let attributes = try FileManager.default.attributesOfItem(atPath: prefix.path(file))
       let mode = (attributes[.posixPermissions] as? Int) ?? 0
-      let executable = file.hasPrefix("bin/") || file == Self.watchdogProgram
+      let executable = file.hasPrefix("bin/") || Self.helperPrograms.contains(file)
       #expect(mode == (executable ? 0o755 : 0o644), "\(file): \(String(mode, radix: 8))")
       #expect(((attributes[.size] as? Int) ?? 0) > 0, "\(file) is empty")
     }
