@@ -43,6 +43,31 @@ import Testing
     #expect(copy.read("out.txt") == "made\n")
   }
 
+  /// An entry larger than any of oprun's is a miss with one warning that says so: its
+  /// transfer is stopped halfway, and the request after it (the job's result, stored) goes
+  /// through the store as before.
+  @Test func anEntryTooLargeIsAMissAndTheStoreGoesOn() throws {
+    let cache = try CacheUnderTest(.nginx)
+    let manifest = "jobs:\n  made:\n    command: echo made > out.txt\n    outputs: [out.txt]\n"
+    let first = try Scratch()
+    try first.manifest(manifest)
+    #expect(try runOprun(runArguments(cache.arguments), in: first).status == 0)
+    let key = try #require(first.events.named("cache-stored", job: "made").first?["key"] as? String)
+    let entry = cache.storeRoot + "/ac/" + key
+    #expect(truncate(entry, 65 << 20) == 0)
+
+    let folder = try Scratch()
+    try folder.manifest(manifest)
+    let run = try runOprun(runArguments(cache.arguments), in: folder)
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(run.stderr.contains("larger than 64 MB, no entry of oprun's"), "\(run.stderr)")
+    #expect(run.stderr.components(separatedBy: "oprun: warning: cache").count == 2, "\(run.stderr)")
+    #expect(folder.events.named("cache-miss", job: "made").count == 1)
+    #expect(folder.events.named("cache-stored", job: "made").count == 1)
+    let size = try FileManager.default.attributesOfItem(atPath: entry)[.size] as? Int
+    #expect((size ?? 0) < 1 << 20, "the entry stored again: \(size ?? -1) bytes")
+  }
+
   /// Without oprun's socket it has nothing to serve, and says how it is meant to be started.
   @Test(arguments: [[], ["--oprun-http-channel-1", "0"]])
   func oprunHTTPRunByHandRefuses(arguments: [String]) throws {

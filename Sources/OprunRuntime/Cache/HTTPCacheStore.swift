@@ -58,15 +58,22 @@ public final class HTTPCacheStore: CacheStore {
     let address = entryURL(key)
     var bytes: [UInt8] = []
     var tooLarge = false
-    let found = try request(.get, address, body: nil, total: Self.smallRequestMilliseconds) { piece in
-      guard bytes.count + piece.count <= Self.entryLimit else {
-        tooLarge = true
-        return false
+    let tooLargeProblem = CacheProblem("GET \(address): larger than \(Self.entryLimit >> 20) MB, no entry of oprun's")
+    let found: Bool
+    do throws(CacheProblem) {
+      found = try request(.get, address, body: nil, total: Self.smallRequestMilliseconds) { piece in
+        guard bytes.count + piece.count <= Self.entryLimit else {
+          tooLarge = true
+          return false
+        }
+        bytes.append(contentsOf: piece)
+        return true
       }
-      bytes.append(contentsOf: piece)
-      return true
+    } catch {
+      // The transfer stopped because the entry was too large, not for the reason it gives.
+      throw tooLarge ? tooLargeProblem : error
     }
-    if tooLarge { throw CacheProblem("GET \(address): larger than \(Self.entryLimit >> 20) MB, no entry of oprun's") }
+    if tooLarge { throw tooLargeProblem }
     return found ? bytes : nil
   }
 
