@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 // Requests go through libcurl, loaded with dlopen(). Where oprun is a static executable (its
@@ -217,18 +218,27 @@ struct answer {
   oprun_http_result result;
 };
 
-/// Writes all of `count` bytes, or fails (-1) once the other end is gone.
-static int send_all(int fd, const void *bytes, size_t count) {
-  const char *next = bytes;
+/// Writes all of `count` pieces in as few calls as the socket takes them (one, mostly: each
+/// call is a wake-up of the other end), or fails (-1) once the other end is gone.
+static int send_pieces(int fd, struct iovec *pieces, int count) {
   while (count > 0) {
-    ssize_t sent = send(fd, next, count, MSG_NOSIGNAL);
+    struct msghdr message = {.msg_iov = pieces, .msg_iovlen = (size_t)count};
+    ssize_t sent = sendmsg(fd, &message, MSG_NOSIGNAL);
     if (sent < 0 && errno == EINTR) continue;
-    if (sent <= 0) return -1;
-    next += sent;
-    count -= (size_t)sent;
+    if (sent < 0) return -1;
+    while (count > 0 && (size_t)sent >= pieces->iov_len) {
+      sent -= (ssize_t)pieces->iov_len;
+      pieces++;
+      count--;
+    }
+    if (count > 0) {
+      pieces->iov_base = (char *)pieces->iov_base + sent;
+      pieces->iov_len -= (size_t)sent;
+    }
   }
   return 0;
 }
+
 
 /// Reads exactly `count` bytes, or fails (-1) at an early end or an error.
 static int receive_all(int fd, void *bytes, size_t count) {
@@ -249,8 +259,8 @@ static int receive_all(int fd, void *bytes, size_t count) {
 
 static int send_frame(int fd, enum frame_kind kind, const void *bytes, size_t count) {
   struct frame_header header = {kind, (int32_t)count};
-  if (send_all(fd, &header, sizeof header) != 0) return -1;
-  return count ? send_all(fd, bytes, count) : 0;
+  struct iovec pieces[] = {{&header, sizeof header}, {(void *)bytes, count}};
+  return send_pieces(fd, pieces, count ? 2 : 1);
 }
 
 struct request_body {
@@ -295,14 +305,16 @@ static int serve(int channel) {
       text_capacity = needed;
       if (!(text = malloc(text_capacity))) return 2;
     }
+    // The URL and the authorization come one after the other: read at once, then each ended.
+    size_t authorization_length = request.authorization_length > 0 ? (size_t)request.authorization_length : 0;
+    if (receive_all(channel, text, (size_t)request.url_length + authorization_length) != 0) return 0;
     char *url = text;
     char *authorization = request.authorization_length >= 0 ? text + request.url_length + 1 : NULL;
-    if (receive_all(channel, url, (size_t)request.url_length) != 0) return 0;
-    url[request.url_length] = 0;
     if (authorization) {
-      if (receive_all(channel, authorization, (size_t)request.authorization_length) != 0) return 0;
-      authorization[request.authorization_length] = 0;
+      memmove(authorization, text + request.url_length, authorization_length);
+      authorization[authorization_length] = 0;
     }
+    url[request.url_length] = 0;
     struct request_body body = {channel, request.method == oprun_http_put ? request.body_size : 0};
     struct answer answer;
     memset(&answer, 0, sizeof answer);
@@ -311,7 +323,7 @@ static int serve(int channel) {
         &channel, receive_body_piece, &body, request.body_size, (long)request.connect_ms, (long)request.stall_ms,
         (long)request.total_ms, &answer.result);
     // The token is in no memory that outlives its request.
-    if (authorization) explicit_bzero(authorization, (size_t)request.authorization_length);
+    if (authorization) explicit_bzero(authorization, authorization_length);
     // What of the body the transfer did not take is read still, so that the next request
     // starts where it should.
     while (body.left > 0) {
@@ -352,6 +364,12 @@ int main(int argc, char **argv) {
 
 #include "oprun_system.h"
 
+/// Writes all of `count` bytes, or fails (-1) once the other end is gone.
+static int send_all(int fd, const void *bytes, size_t count) {
+  struct iovec piece = {(void *)bytes, count};
+  return send_pieces(fd, &piece, 1);
+}
+
 enum mode { mode_unknown, mode_curl, mode_helper, mode_none };
 static enum mode mode = mode_unknown;
 static const char *mode_failure = NULL;
@@ -381,9 +399,40 @@ struct oprun_http_handle {
   CURL *easy;
   /// Else the channel to this handle's oprun-http, -1 when it has none (yet, or any more).
   int channel;
-  /// Where a GET's body is read into, piece by piece.
-  char buffer[1 << 16];
+  /// What came from the helper and is not taken yet: `input[input_start..<input_end]`. Read
+  /// as much as is there at a time, so that a frame's header and what follows it are mostly
+  /// one read.
+  char input[1 << 16];
+  size_t input_start, input_end;
+  /// Where a PUT's body is filled, piece by piece.
+  char output[1 << 16];
 };
+
+/// Reads what the helper has sent into an empty input; -1 at its end or an error.
+static int refill(oprun_http_handle *handle) {
+  ssize_t got;
+  while ((got = read(handle->channel, handle->input, sizeof handle->input)) < 0 && errno == EINTR) {
+  }
+  if (got <= 0) return -1;
+  handle->input_start = 0;
+  handle->input_end = (size_t)got;
+  return 0;
+}
+
+/// Takes exactly `count` bytes the helper sent, or fails (-1) at its end or an error.
+static int take(oprun_http_handle *handle, void *bytes, size_t count) {
+  char *next = bytes;
+  while (count > 0) {
+    if (handle->input_start == handle->input_end && refill(handle) != 0) return -1;
+    size_t piece = handle->input_end - handle->input_start;
+    if (piece > count) piece = count;
+    memcpy(next, handle->input + handle->input_start, piece);
+    handle->input_start += piece;
+    next += piece;
+    count -= piece;
+  }
+  return 0;
+}
 
 /// Starts the handle's oprun-http and waits for its word that libcurl is ready: 0, or -1
 /// with why not in `message`.
@@ -421,6 +470,7 @@ static void stop_helper(oprun_http_handle *handle) {
   // Its next read or write fails, and it exits.
   if (handle->channel >= 0) close(handle->channel);
   handle->channel = -1;
+  handle->input_start = handle->input_end = 0;
 }
 
 oprun_http_handle *oprun_http_handle_new(char *failure, size_t size) {
@@ -479,27 +529,28 @@ static int helper_perform(
     method, sink != NULL, (int32_t)url_length, authorization ? (int32_t)authorization_length : -1,
     put_size, connect_ms, stall_ms, total_ms};
   const char *gone = "oprun-http stopped";
-  if (send_all(handle->channel, &request, sizeof request) != 0 || send_all(handle->channel, url, url_length) != 0 ||
-      (authorization && send_all(handle->channel, authorization, authorization_length) != 0)) {
+  struct iovec pieces[] = {
+    {&request, sizeof request}, {(void *)url, url_length}, {(void *)authorization, authorization_length}};
+  if (send_pieces(handle->channel, pieces, authorization ? 3 : 2) != 0) {
     return fail_with_helper(handle, CURLE_SEND_ERROR, gone, result);
   }
   for (int64_t left = put_size; left > 0;) {
-    size_t wanted = left < (int64_t)sizeof handle->buffer ? (size_t)left : sizeof handle->buffer;
-    ssize_t filled = source(source_context, handle->buffer, wanted);
+    size_t wanted = left < (int64_t)sizeof handle->output ? (size_t)left : sizeof handle->output;
+    ssize_t filled = source(source_context, handle->output, wanted);
     if (filled <= 0) return fail_with_helper(handle, CURLE_ABORTED_BY_CALLBACK, "the request's body ended early", result);
-    if (send_all(handle->channel, handle->buffer, (size_t)filled) != 0) {
+    if (send_all(handle->channel, handle->output, (size_t)filled) != 0) {
       return fail_with_helper(handle, CURLE_SEND_ERROR, gone, result);
     }
     left -= filled;
   }
   for (;;) {
     struct frame_header frame;
-    if (receive_all(handle->channel, &frame, sizeof frame) != 0 || frame.length < 0) {
+    if (take(handle, &frame, sizeof frame) != 0 || frame.length < 0) {
       return fail_with_helper(handle, CURLE_RECV_ERROR, gone, result);
     }
     if (frame.kind == frame_answer) {
       struct answer answer;
-      if (frame.length != (int32_t)sizeof answer || receive_all(handle->channel, &answer, sizeof answer) != 0) {
+      if (frame.length != (int32_t)sizeof answer || take(handle, &answer, sizeof answer) != 0) {
         return fail_with_helper(handle, CURLE_RECV_ERROR, gone, result);
       }
       *result = answer.result;
@@ -507,13 +558,17 @@ static int helper_perform(
       return answer.performed == 0 ? 0 : -1;
     }
     if (frame.kind != frame_body || !sink) return fail_with_helper(handle, CURLE_RECV_ERROR, gone, result);
+    // Each piece is handed over where it was read.
     for (int32_t left = frame.length; left > 0;) {
-      size_t piece = left < (int32_t)sizeof handle->buffer ? (size_t)left : sizeof handle->buffer;
-      if (receive_all(handle->channel, handle->buffer, piece) != 0) {
+      if (handle->input_start == handle->input_end && refill(handle) != 0) {
         return fail_with_helper(handle, CURLE_RECV_ERROR, gone, result);
       }
+      size_t piece = handle->input_end - handle->input_start;
+      if (piece > (size_t)left) piece = (size_t)left;
+      const char *bytes = handle->input + handle->input_start;
+      handle->input_start += piece;
       // The rest of the body is not wanted: letting the helper go ends its transfer.
-      if (!sink(sink_context, handle->buffer, piece)) {
+      if (!sink(sink_context, bytes, piece)) {
         return fail_with_helper(handle, CURLE_WRITE_ERROR, "Failure writing output to destination", result);
       }
       left -= (int32_t)piece;
