@@ -3,6 +3,7 @@
 
 #include <curl/curl.h>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -335,6 +337,20 @@ static int serve(int channel) {
   }
 }
 
+/// Holds none of oprun's descriptors but `channel` (returned, moved above 2), with the
+/// standard three on /dev/null: a reader of oprun's output sees its end when oprun ends,
+/// even while a transfer of this helper's runs on to its time limit.
+static int keep_only(int channel) {
+  if (channel <= 2) channel = fcntl(channel, F_DUPFD, 3);
+  int null_device = open("/dev/null", O_RDWR);
+  for (int standard = 0; standard <= 2; standard++) {
+    if (null_device >= 0 && null_device != standard) dup2(null_device, standard);
+  }
+  if (channel > 3) syscall(SYS_close_range, 3, channel - 1, 0);
+  syscall(SYS_close_range, channel + 1, ~0U, 0);
+  return channel;
+}
+
 int main(int argc, char **argv) {
   char *end = NULL;
   long channel = argc == 3 && strcmp(argv[1], helper_marker) == 0 ? strtol(argv[2], &end, 10) : -1;
@@ -355,7 +371,7 @@ int main(int argc, char **argv) {
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, NULL);
   if (chdir("/") != 0) return 2;
-  return serve((int)channel);
+  return serve(keep_only((int)channel));
 }
 
 #else

@@ -24,6 +24,14 @@ import Testing
     #expect(!helpers.isEmpty)
     for helper in helpers {
       #expect(try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(helper)/exe") == program)
+      // It holds nothing of oprun's open: its output, the event stream, the journal.
+      let open = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(helper)/fd").map { fd in
+        (fd, (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(helper)/fd/\(fd)")) ?? "")
+      }
+      for (fd, target) in open {
+        if ["0", "1", "2"].contains(fd) { #expect(target == "/dev/null", "descriptor \(fd): \(target)") }
+        #expect(!target.hasPrefix(folder.url.path) && !target.contains("/.oprun/"), "descriptor \(fd): \(target)")
+      }
     }
     folder.touch("go")
     let run = oprun.wait()
