@@ -109,7 +109,7 @@ static int curl_perform(
     oprun_http_sink sink, void *sink_context, oprun_http_source source, void *source_context,
     int64_t body_size, long connect_ms, long stall_ms, long total_ms, oprun_http_result *result) {
   struct transfer transfer = {easy, sink, sink_context, source, source_context};
-  
+
   // A reset handle keeps its connections (and DNS answers): only the options go.
   curl.easy_reset(easy);
   struct curl_slist *headers = curl.slist_append(NULL, "Expect:");

@@ -58,7 +58,8 @@ public final class HTTPCacheStore: CacheStore {
     let address = entryURL(key)
     var bytes: [UInt8] = []
     var tooLarge = false
-    let tooLargeProblem = CacheProblem("GET \(address): larger than \(Self.entryLimit >> 20) MB, no entry of oprun's")
+    let tooLargeProblem = CacheProblem(
+      "GET \(address): larger than \(Self.entryLimit >> 20) MB, no entry of oprun's")
     let found: Bool
     do throws(CacheProblem) {
       found = try request(.get, address, body: nil, total: Self.smallRequestMilliseconds) { piece in
@@ -158,9 +159,12 @@ public final class HTTPCacheStore: CacheStore {
   private func checkOut() throws(CacheProblem) -> OpaquePointer {
     if let idle = idleHandles.withLock({ $0.popLast() }) { return OpaquePointer(bitPattern: idle)! }
     if let failure = oprun_http_load() { throw CacheProblem(String(cString: failure)) }
-    var failure = [CChar](repeating: 0, count: 512)
-    guard let handle = oprun_http_handle_new(&failure, failure.count) else {
-      throw CacheProblem("\(url): \(String(decoding: failure.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))")
+    var failure = [UInt8](repeating: 0, count: 512)
+    let made = failure.withUnsafeMutableBytes { bytes in
+      oprun_http_handle_new(bytes.baseAddress!.assumingMemoryBound(to: CChar.self), bytes.count)
+    }
+    guard let handle = made else {
+      throw CacheProblem("\(url): \(String(decoding: failure.prefix { $0 != 0 }, as: UTF8.self))")
     }
     return handle
   }

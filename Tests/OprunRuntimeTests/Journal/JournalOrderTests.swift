@@ -1,8 +1,9 @@
 import COprunSystem
 import Foundation
 import OprunCore
-@testable import OprunRuntime
 import Testing
+
+@testable import OprunRuntime
 
 /// Which journals are a manifest's and in which order (SPEC §9): by the sequence their names
 /// carry, those of an earlier oprun first; a damaged header hides no records; a link where a
