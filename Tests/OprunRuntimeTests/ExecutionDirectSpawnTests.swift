@@ -51,14 +51,25 @@ import Testing
     defer { try? FileManager.default.removeItem(atPath: base) }
     for folder in ["a", "b"] {
       try FileManager.default.createDirectory(atPath: "\(base)/\(folder)", withIntermediateDirectories: true)
-      try "#!/bin/sh\necho \(folder)\n".write(toFile: "\(base)/\(folder)/which", atomically: true, encoding: .utf8)
-      chmod("\(base)/\(folder)/which", 0o755)
+      try writeScript("#!/bin/sh\necho \(folder)\n", to: "\(base)/\(folder)/which")
     }
     let spawner = Spawner()
 
-    #expect(try run(["which"], path: "\(base)/a:/usr/bin:/bin", spawner: spawner).output == "a\n")
-    #expect(try run(["which"], path: "\(base)/b:/usr/bin:/bin", spawner: spawner).output == "b\n")
-    #expect(try run(["which"], path: "\(base)/a:/usr/bin:/bin", spawner: spawner).output == "a\n")
+    for folder in ["a", "b", "a"] {
+      let output = try run(["which"], path: "\(base)/\(folder):/usr/bin:/bin", spawner: spawner).output
+      #expect(output == folder + "\n", "\(output)")
+    }
+  }
+
+  /// Writes an executable script through a descriptor closed on exec. Foundation's own write
+  /// leaves its descriptor open across an exec: a process another test started meanwhile
+  /// could hold the script open for writing, and running it would fail (ETXTBSY).
+  private func writeScript(_ text: String, to path: String) throws {
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+    try #require(descriptor >= 0)
+    defer { close(descriptor) }
+    let bytes = Array(text.utf8)
+    #expect(write(descriptor, bytes, bytes.count) == bytes.count)
   }
 
   /// Spawns `words` as a direct command (its shell form: the words joined) and waits for it:
