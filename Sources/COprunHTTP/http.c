@@ -301,14 +301,14 @@ static int serve(int channel) {
     // The end of the channel: oprun is done with this handle, or gone.
     if (receive_all(channel, &request, sizeof request) != 0) return 0;
     if (request.url_length < 0 || request.authorization_length < -1 || request.body_size < 0) return 2;
-    size_t needed = (size_t)request.url_length + 1 + (request.authorization_length > 0 ? (size_t)request.authorization_length : 0) + 1;
+    size_t authorization_length = request.authorization_length > 0 ? (size_t)request.authorization_length : 0;
+    size_t needed = (size_t)request.url_length + 1 + authorization_length + 1;
     if (needed > text_capacity) {
       free(text);
       text_capacity = needed;
       if (!(text = malloc(text_capacity))) return 2;
     }
     // The URL and the authorization come one after the other: read at once, then each ended.
-    size_t authorization_length = request.authorization_length > 0 ? (size_t)request.authorization_length : 0;
     if (receive_all(channel, text, (size_t)request.url_length + authorization_length) != 0) return 0;
     char *url = text;
     char *authorization = request.authorization_length >= 0 ? text + request.url_length + 1 : NULL;

@@ -106,12 +106,7 @@ import Testing
     }
   }
 
-  /// oprun-http beside the oprun under test, its links resolved; nil when there is none.
-  private var helperBesideOprun: String? {
-    let path = URL(fileURLWithPath: oprunBinary).resolvingSymlinksInPath().deletingLastPathComponent()
-      .appendingPathComponent("oprun-http").path
-    return FileManager.default.isExecutableFile(atPath: path) ? path : nil
-  }
+  private var helperBesideOprun: String? { programBesideOprun("oprun-http") }
 }
 
 /// Whether the ELF executable at `path` has no interpreter (no `PT_INTERP` program header):

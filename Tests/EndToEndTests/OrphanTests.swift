@@ -272,12 +272,7 @@ import Testing
     #expect(listed == ["0", "1", "2"])
   }
 
-  /// The watchdog program beside the oprun under test, its links resolved; nil when there is none.
-  private var watchdogProgram: String? {
-    let path = URL(fileURLWithPath: oprunBinary).resolvingSymlinksInPath().deletingLastPathComponent()
-      .appendingPathComponent("oprun-watchdog").path
-    return FileManager.default.isExecutableFile(atPath: path) ? path : nil
-  }
+  private var watchdogProgram: String? { programBesideOprun("oprun-watchdog") }
 
   /// The executable `pid` runs, as /proc names it.
   private func executable(of pid: Int32) -> String? {

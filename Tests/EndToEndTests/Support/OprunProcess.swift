@@ -132,3 +132,11 @@ struct WaitFailure: Error, CustomStringConvertible {
   var what: String
   var description: String { "gave up waiting for \(what)" }
 }
+
+/// The helper program `name` built beside the oprun under test, its links resolved; nil when
+/// there is none.
+func programBesideOprun(_ name: String) -> String? {
+  let path = URL(fileURLWithPath: oprunBinary).resolvingSymlinksInPath().deletingLastPathComponent()
+    .appendingPathComponent(name).path
+  return FileManager.default.isExecutableFile(atPath: path) ? path : nil
+}
