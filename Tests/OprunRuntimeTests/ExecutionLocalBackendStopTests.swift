@@ -10,7 +10,7 @@ import Testing
   @Test func stoppingEverythingSparesPausedCommandsAndContinuingContinuesOnlyWhatItStopped() throws {
     let loop = EventLoop()
     let backend = LocalBackend(
-      loop: loop, framing: .lines, environment: JobEnvironment(inherited: testEnvironment), grace: 5)
+      loop: loop, framing: .lines, environment: SpawnEnvironment(testEnvironment), grace: 5)
     var exited = 0
     backend.reportHandler = { report in
       if case .exited = report { exited += 1 }

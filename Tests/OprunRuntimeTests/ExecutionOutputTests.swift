@@ -9,7 +9,7 @@ import Testing
     let loop = EventLoop()
     var received = 0
     let process = try Spawner().spawn(
-      SpawnRequest(command: "head -c 200000000 /dev/zero", environment: testEnvironment)
+      SpawnRequest(command: "head -c 200000000 /dev/zero", environment: SpawnEnvironment(testEnvironment))
     ).get()
     var termination: Termination?
     loop.watchProcess(

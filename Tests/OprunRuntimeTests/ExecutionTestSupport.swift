@@ -29,7 +29,7 @@ func startChild(
   mergesStandardError: Bool = false, leftovers: LeftoverOutput? = nil
 ) throws -> (SpawnedProcess, ChildRecord) {
   let request = SpawnRequest(
-    command: command, environment: environment, workingDirectory: directory, qos: qos,
+    command: command, environment: SpawnEnvironment(environment), workingDirectory: directory, qos: qos,
     mergesStandardError: mergesStandardError)
   let process = try spawner.spawn(request).get()
   let record = ChildRecord()

@@ -9,7 +9,7 @@ import Testing
     let run = ClusterHarness(manifest)
     let backend = SlurmBackend(
       loop: EventLoop(),
-      local: LocalBackend(loop: EventLoop(), framing: .jobLines, environment: JobEnvironment(inherited: []), grace: 1),
+      local: LocalBackend(loop: EventLoop(), framing: .jobLines, environment: SpawnEnvironment([]), grace: 1),
       options: options.over(run.graph.manifest.slurm), runID: "R", outputFolder: "/out", environment: [])
     return (backend, run.driver.plannedJobs())
   }

@@ -15,9 +15,8 @@ final class ShellWorkingFolder {
   private var known: [Key: String] = [:]
 
   /// `environment` with its `PWD` as the shell would set it in `folder` (oprun's own when nil).
-  func environment(_ environment: [String], in folder: String?) -> [String] {
-    let index = environment.lastIndex { $0.utf8.starts(with: "PWD=".utf8) }
-    let inherited = index.map { String(environment[$0].utf8.dropFirst(4))! }
+  func environment(_ environment: SpawnEnvironment, in folder: String?) -> SpawnEnvironment {
+    let inherited = environment.value(of: "PWD")
     let key = Key(folder: folder, inherited: inherited)
     let pwd: String
     if let cached = known[key] {
@@ -27,9 +26,7 @@ final class ShellWorkingFolder {
       known[key] = pwd
     }
     guard pwd != inherited else { return environment }
-    var result = environment.filter { !$0.utf8.starts(with: "PWD=".utf8) }
-    result.append("PWD=" + pwd)
-    return result
+    return environment.setting(entry: "PWD=" + pwd)
   }
 
   private static func shellPWD(folder: String?, inherited: String?) -> String {

@@ -4,8 +4,8 @@ import OprunCore
 public struct SpawnRequest: Sendable, Equatable {
   /// Run as `shell -c command`.
   public var command: String
-  /// The child's whole environment, as `NAME=value` entries.
-  public var environment: [String]
+  /// The child's whole environment.
+  public var environment: SpawnEnvironment
   /// The directory the child starts in; nil for oprun's own.
   public var workingDirectory: String?
   /// Niceness and I/O priority, applied before the command runs (see `QualityOfService.scheduling`).
@@ -28,7 +28,7 @@ public struct SpawnRequest: Sendable, Equatable {
   public var cgroupJoining: [Int32] = []
 
   public init(
-    command: String, environment: [String], workingDirectory: String? = nil, qos: QualityOfService = .default,
+    command: String, environment: SpawnEnvironment, workingDirectory: String? = nil, qos: QualityOfService = .default,
     interactive: Bool = false, shell: String = "/bin/sh", mergesStandardError: Bool = false,
     directArguments: [String]? = nil
   ) {

@@ -13,11 +13,11 @@ public final class Spawner {
   public let baseNiceness: Int32
   private var nullDevice: Int32 = -1
   private let workingFolder = ShellWorkingFolder()
-  /// The `PATH` entry of the last direct spawn and the candidates it gave each program
+  /// The `PATH` of the last direct spawn and the candidates it gave each program
   /// (``programPaths(of:environment:)``): jobs almost always share oprun's `PATH` and a
   /// few programs, so the `PATH` is split once rather than at every spawn. Invariant: every
-  /// list in `byProgram` is what `pathEntry` gives; at most `cachedPrograms` of them.
-  private var candidates: (pathEntry: String, byProgram: [String: [String]]) = ("", [:])
+  /// list in `byProgram` is what `path` gives; at most `cachedPrograms` of them.
+  private var candidates: (path: String, byProgram: [String: [String]]) = ("", [:])
   private static let cachedPrograms = 256
 
   public init() {
@@ -65,36 +65,38 @@ public final class Spawner {
     let directPaths = request.directArguments.flatMap { programPaths(of: $0[0], environment: request.environment) }
     let direct = directPaths.map { (CStringArray($0), CStringArray(request.directArguments!)) }
     // Run without the shell, the command still sees the PWD the shell would have set.
-    let environment = CStringArray(
+    let environment =
       direct == nil
-        ? request.environment : workingFolder.environment(request.environment, in: request.workingDirectory))
+      ? request.environment : workingFolder.environment(request.environment, in: request.workingDirectory)
     let scheduling = request.qos.scheduling
     let niceness = min(max(baseNiceness + scheduling.nicenessOffset, -20), 19)
     var failure = oprun_spawn_failure()
     var announcement = watchdog?.announcement() ?? []
     var announced = -1
     let cgroupJoining = request.cgroupJoining
-    let pid = cgroupJoining.withUnsafeBufferPointer { cgroups in
-      request.shell.withCString { shell in
-        withOptionalCString(request.workingDirectory) { directory in
-          announcement.withUnsafeMutableBufferPointer { announcementBytes in
-            withUnsafeMutablePointer(to: &announced) { announcedCount in
-              var plan = oprun_spawn_plan(
-                path: shell, argv: arguments.pointers, envp: environment.pointers, directory: directory,
-                stdin_fd: stdin, stdout_fd: output?.stdout.write ?? -1, stderr_fd: output?.stderrWriteEnd ?? -1,
-                set_nice: niceness != baseNiceness ? 1 : 0, nice: niceness,
-                ioprio: scheduling.ioPriority?.rawValue ?? 0, terminal_fd: takesTerminal ? STDIN_FILENO : -1,
-                announce_fd: watchdog?.channelDescriptor ?? -1, announcement: announcementBytes.baseAddress,
-                announcement_length: announcementBytes.count, announced: announcedCount,
-                direct_paths: direct?.0.pointers, direct_argv: direct?.1.pointers,
-                cgroup_fds: cgroups.baseAddress, cgroup_fd_count: Int32(cgroups.count))
-              return oprun_spawn(&plan, &failure)
+    let pid = environment.withPointers { environmentPointers in
+      cgroupJoining.withUnsafeBufferPointer { cgroups in
+        request.shell.withCString { shell in
+          withOptionalCString(request.workingDirectory) { directory in
+            announcement.withUnsafeMutableBufferPointer { announcementBytes in
+              withUnsafeMutablePointer(to: &announced) { announcedCount in
+                var plan = oprun_spawn_plan(
+                  path: shell, argv: arguments.pointers, envp: environmentPointers, directory: directory,
+                  stdin_fd: stdin, stdout_fd: output?.stdout.write ?? -1, stderr_fd: output?.stderrWriteEnd ?? -1,
+                  set_nice: niceness != baseNiceness ? 1 : 0, nice: niceness,
+                  ioprio: scheduling.ioPriority?.rawValue ?? 0, terminal_fd: takesTerminal ? STDIN_FILENO : -1,
+                  announce_fd: watchdog?.channelDescriptor ?? -1, announcement: announcementBytes.baseAddress,
+                  announcement_length: announcementBytes.count, announced: announcedCount,
+                  direct_paths: direct?.0.pointers, direct_argv: direct?.1.pointers,
+                  cgroup_fds: cgroups.baseAddress, cgroup_fd_count: Int32(cgroups.count))
+                return oprun_spawn(&plan, &failure)
+              }
             }
           }
         }
       }
     }
-    withExtendedLifetime((arguments, environment, direct)) {}
+    withExtendedLifetime((arguments, direct)) {}
     watchdog?.announced(announcement, sent: announced, by: pid < 0 ? nil : pid)
     guard pid < 0 else { return pid }
     output?.closeAll()
@@ -104,24 +106,27 @@ public final class Spawner {
   /// Where the shell would look for `program`: itself when it names a path, else each folder
   /// of the environment's `PATH` in order (an empty entry is the working folder). Nil without
   /// a `PATH`: the shell's own default then decides, so the shell runs the command.
-  static func programPaths(of program: String, environment: [String]) -> [String]? {
+  static func programPaths(of program: String, environment: SpawnEnvironment) -> [String]? {
     if program.utf8.contains(UInt8(ascii: "/")) { return [program] }
-    guard let entry = environment.last(where: { $0.utf8.starts(with: "PATH=".utf8) }) else { return nil }
-    return entry.utf8.dropFirst(5).split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false).map {
-      folder in folder.isEmpty ? program : String(decoding: folder, as: UTF8.self) + "/" + program
+    return environment.value(of: "PATH").map { programPaths(of: program, path: $0) }
+  }
+
+  private static func programPaths(of program: String, path: String) -> [String] {
+    path.utf8.split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false).map { folder in
+      folder.isEmpty ? program : String(decoding: folder, as: UTF8.self) + "/" + program
     }
   }
 
   /// ``programPaths(of:environment:)``, from the cache when `environment`'s `PATH` is the
   /// last one seen.
-  private func programPaths(of program: String, environment: [String]) -> [String]? {
+  private func programPaths(of program: String, environment: SpawnEnvironment) -> [String]? {
     if program.utf8.contains(UInt8(ascii: "/")) { return [program] }
-    guard let entry = environment.last(where: { $0.utf8.starts(with: "PATH=".utf8) }) else { return nil }
-    if entry != candidates.pathEntry || candidates.byProgram.count >= Self.cachedPrograms {
-      candidates = (entry, [:])
+    guard let path = environment.value(of: "PATH") else { return nil }
+    if path != candidates.path || candidates.byProgram.count >= Self.cachedPrograms {
+      candidates = (path, [:])
     }
     if let known = candidates.byProgram[program] { return known }
-    let paths = Self.programPaths(of: program, environment: [entry])
+    let paths = Self.programPaths(of: program, path: path)
     candidates.byProgram[program] = paths
     return paths
   }

@@ -19,7 +19,8 @@ final class LocalBackend: JobBackend {
   let framing: OutputFraming
   /// The values of the manifest's `secrets`, masked in every command's output; nil for none.
   var secrets: SecretPatterns?
-  let environment: JobEnvironment
+  /// What every command's environment starts from: oprun's own.
+  let environment: SpawnEnvironment
   /// The grace period the watchdog gives between SIGTERM and SIGKILL.
   let grace: Double
   let spawner = Spawner()
@@ -54,7 +55,7 @@ final class LocalBackend: JobBackend {
   /// The cgroup of each executing attempt that has one (SPEC §12).
   var attemptCgroups: [WorkKey: AttemptCgroup] = [:]
 
-  init(loop: EventLoop, framing: OutputFraming, environment: JobEnvironment, grace: Double) {
+  init(loop: EventLoop, framing: OutputFraming, environment: SpawnEnvironment, grace: Double) {
     self.loop = loop
     self.framing = framing
     self.environment = environment
@@ -63,7 +64,7 @@ final class LocalBackend: JobBackend {
 
   func start(_ work: WorkOrder) -> [Result<CommandHandle, StartFailure>] {
     if !hasStartedProcesses { prepareFirstProcess() }
-    let environment = environment.entries(with: work.environment)
+    let environment = environment.setting(work.environment)
     let cgroup = makeCgroup(for: work)
     let results = work.commands.map { command in
       var request = SpawnRequest(

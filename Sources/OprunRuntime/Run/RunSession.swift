@@ -54,7 +54,7 @@ final class RunSession {
 
     let local = LocalBackend(
       loop: loop, framing: configuration.outputMode == .raw ? .terminalLines : .jobLines,
-      environment: JobEnvironment(inherited: JobEnvironment.inherited()), grace: configuration.grace)
+      environment: SpawnEnvironment(SpawnEnvironment.inherited()), grace: configuration.grace)
     local.secrets = graph.secretPatterns { name in getenv(name).map { String(cString: $0) } }
     let newJournal = plan.keepsJournal ? createJournal() : nil
     let identity = RunIdentity.starting(
@@ -177,7 +177,7 @@ final class RunSession {
     let state = StateFolder.resolved(manifestPath: configuration.manifestPath)
     return SlurmBackend(
       loop: loop, local: local, options: configuration.slurm.over(graph.manifest.slurm), runID: run,
-      outputFolder: state.slurmOutput(run: run), environment: JobEnvironment.inherited(),
+      outputFolder: state.slurmOutput(run: run), environment: SpawnEnvironment.inherited(),
       queueLimits: writtenQueueLimits())
   }
 

@@ -95,7 +95,7 @@ final class SlurmBackend: SchedulingBackend {
     self.options = options
     self.runID = runID
     self.outputFolder = outputFolder
-    self.tool = SlurmTool(spawner: Spawner(), environment: environment)
+    self.tool = SlurmTool(spawner: Spawner(), environment: SpawnEnvironment(environment))
     self.pollInterval = pollInterval
     self.queueLimits = queueLimits
   }

@@ -20,7 +20,7 @@ enum SlurmPreflight {
     let missing =
       "--backend slurm: Slurm's commands (sbatch, squeue, scontrol) are not on PATH; install Slurm's client "
       + "(Debian: slurm-client) or run on a machine of the cluster"
-    let tool = SlurmTool(spawner: Spawner(), environment: JobEnvironment.inherited())
+    let tool = SlurmTool(spawner: Spawner(), environment: SpawnEnvironment(SpawnEnvironment.inherited()))
     switch tool.runCancellably(["scontrol", "ping"]) {
     case .failure:
       return .problem(missing)

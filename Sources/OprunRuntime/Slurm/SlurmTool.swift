@@ -19,7 +19,7 @@ struct SlurmTool {
   }
 
   let spawner: Spawner
-  let environment: [String]
+  let environment: SpawnEnvironment
 
   /// The request to run `arguments` (the program first, found on `PATH`).
   func request(_ arguments: [String]) -> SpawnRequest {
