@@ -3,12 +3,14 @@
 #  - sleepy: 40 × `sleep 0.05` in layers of 8 (each job needs two of the layer before), -j 8,
 #    oprun beside make and ninja on the same graph; ideal = 5 layers × 0.05 s; and its floor:
 #    the critical path alone, 5 sleeps one after another in one shell, which no runner can beat
-#    (what starting and ending a `sleep` costs on this machine is in it);
+#    (what starting and ending a `sleep` costs on this machine is in it); and the least a
+#    runner can do on the whole graph, Benchmarks/sleepy-runner.c (spawn each job when its two
+#    dependencies have exited, nothing else), which pays for eight sleeps starting at once;
 #  - critical: 8 short jobs (0.1 s) listed before a chain of 4 long ones (0.2 s), -j 2: FIFO
 #    fills both slots with the short ones first and the chain starts late (ideal 0.8 s, FIFO
 #    1.2 s); `--schedule critical-path`, after one run has recorded the durations, starts
 #    the chain's head at once.
-# Needs hyperfine, ninja (installed if missing).
+# Needs hyperfine, ninja, cc (installed if missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OPRUN=${OPRUN:-$PWD/.build/release/oprun}
@@ -16,7 +18,9 @@ RUNS=${RUNS:-10}
 source Benchmarks/need.sh
 need hyperfine hyperfine
 need ninja ninja-build
+need cc gcc
 scratch_folder
+cc -O2 -o "$work/sleepy-runner" Benchmarks/sleepy-runner.c
 
 python3 - "$work" <<'PY'
 import sys
@@ -55,6 +59,7 @@ echo "$(date -u '+%Y-%m-%d %H:%M UTC') · $(nproc) cores · hyperfine, $RUNS run
   -n "sleepy oprun -j 8" "$OPRUN -q --no-journal sleepy.yaml" \
   -n "sleepy make -j 8" "make -s -j 8 -f sleepy.mk" \
   -n "sleepy ninja -j 8" "ninja -j 8 -f sleepy.ninja" \
+  -n "sleepy runner (C)" "$work/sleepy-runner" \
   -n "sleepy floor" "sh -c 'sleep 0.05; sleep 0.05; sleep 0.05; sleep 0.05; sleep 0.05'" \
   -n "critical fifo" "$OPRUN -q --no-journal critical.yaml" \
   -n "critical critical-path" "$OPRUN -q --no-journal --schedule critical-path critical.yaml" >/dev/null)
