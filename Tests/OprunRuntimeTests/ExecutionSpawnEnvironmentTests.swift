@@ -6,15 +6,7 @@ import Testing
 @Suite struct ExecutionSpawnEnvironmentTests {
   /// What `withPointers` hands a child, read back.
   private func passed(_ environment: SpawnEnvironment) -> [String] {
-    environment.withPointers { pointers in
-      var entries: [String] = []
-      var cursor = pointers
-      while let entry = cursor.pointee {
-        entries.append(String(cString: entry))
-        cursor += 1
-      }
-      return entries
-    }
+    environment.withPointers { SpawnEnvironment.strings(of: $0) }
   }
 
   @Test func aNameAppearsOnceWhereItFirstStoodWithItsLastValue() {

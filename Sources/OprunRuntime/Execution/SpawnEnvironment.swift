@@ -23,13 +23,18 @@ public struct SpawnEnvironment: Sendable, Equatable, ExpressibleByArrayLiteral {
 
   /// oprun's own environment as `NAME=value` entries.
   public static func inherited() -> [String] {
-    var entries: [String] = []
-    var pointer = environ
-    while let entry = pointer.pointee {
-      entries.append(String(cString: entry))
-      pointer += 1
+    strings(of: environ)
+  }
+
+  /// The strings of a NULL-terminated array of C strings (an `envp`).
+  static func strings(of pointers: UnsafePointer<UnsafeMutablePointer<CChar>?>) -> [String] {
+    var strings: [String] = []
+    var cursor = pointers
+    while let string = cursor.pointee {
+      strings.append(String(cString: string))
+      cursor += 1
     }
-    return entries
+    return strings
   }
 
   /// This environment with each of `variables` set, a later one replacing an earlier of its name.
