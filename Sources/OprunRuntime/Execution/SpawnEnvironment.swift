@@ -57,47 +57,49 @@ public struct SpawnEnvironment: Sendable, Equatable, ExpressibleByArrayLiteral {
     if let override = overrides.last(where: { $0.name == name }) {
       return String(override.entry.utf8.dropFirst(name.utf8.count + 1))
     }
-    return shared.values[name]
+    return shared.names[name]?.value
   }
 
   /// Every entry, one per name: the shared ones in their order, each replaced by a later
   /// one of its name, then the new names in the order they were first set.
   public var entries: [String] {
+    let (positions, count) = placements()
     var entries = shared.entries
-    var added: [String: Int] = [:]
-    for (name, entry) in overrides {
-      if let index = shared.positions[name] ?? added[name] {
-        entries[index] = entry
-      } else {
-        added[name] = entries.count
-        entries.append(entry)
-      }
-    }
+    entries.append(contentsOf: repeatElement("", count: count - entries.count))
+    for (position, override) in zip(positions, overrides) { entries[position] = override.entry }
     return entries
   }
 
   /// Calls `body` with ``entries`` as a NULL-terminated `envp`, valid during the call.
   func withPointers<Result>(_ body: (UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Result) -> Result {
-    let base = shared.entries.count
+    let (positions, count) = placements()
     let own = CStringArray(overrides.map(\.entry))
-    let pointers = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: base + overrides.count + 1)
+    let pointers = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: count + 1)
     defer { pointers.deallocate() }
-    pointers.update(from: shared.strings.pointers, count: base)
-    var count = base
-    var added: [String] = []
-    for (index, (name, _)) in overrides.enumerated() {
-      if let position = shared.positions[name] {
-        pointers[position] = own.pointers[index]
-      } else if let position = added.firstIndex(of: name) {
-        pointers[base + position] = own.pointers[index]
-      } else {
-        added.append(name)
-        pointers[count] = own.pointers[index]
-        count += 1
-      }
-    }
+    pointers.update(from: shared.strings.pointers, count: shared.entries.count)
+    for (index, position) in positions.enumerated() { pointers[position] = own.pointers[index] }
     pointers[count] = nil
     return withExtendedLifetime(own) { body(pointers) }
+  }
+
+  /// Where each override goes among ``entries`` (the place of the shared entry of its name,
+  /// else of the first override of its name, after the shared ones), and how many there are.
+  private func placements() -> (positions: [Int], count: Int) {
+    let base = shared.entries.count
+    var positions: [Int] = []
+    positions.reserveCapacity(overrides.count)
+    var added: [String] = []
+    for (name, _) in overrides {
+      if let position = shared.names[name]?.position {
+        positions.append(position)
+      } else if let index = added.firstIndex(of: name) {
+        positions.append(base + index)
+      } else {
+        positions.append(base + added.count)
+        added.append(name)
+      }
+    }
+    return (positions, base + added.count)
   }
 
   public static func == (lhs: SpawnEnvironment, rhs: SpawnEnvironment) -> Bool {
@@ -105,34 +107,33 @@ public struct SpawnEnvironment: Sendable, Equatable, ExpressibleByArrayLiteral {
   }
 
   private static func name(of entry: String) -> Substring {
-    entry.prefix { $0 != "=" }
+    entry[..<(entry.utf8.firstIndex(of: UInt8(ascii: "=")) ?? entry.endIndex)]
   }
 
   /// Entries one per name (the first place a name appears, its last value), their C strings,
-  /// where each name stands and what it holds. Never changed once made, so children share it.
+  /// and where each name stands with what it holds. Never changed once made, so children share it.
   private final class SharedEntries: Sendable {
     let entries: [String]
-    let positions: [String: Int]
-    let values: [String: String]
+    let names: [String: (position: Int, value: String)]
     nonisolated(unsafe) let strings: CStringArray
 
     init(_ inherited: [String]) {
       var entries: [String] = []
-      var positions: [String: Int] = [:]
-      var values: [String: String] = [:]
+      var names: [String: (position: Int, value: String)] = [:]
+      names.reserveCapacity(inherited.count)
       for entry in inherited {
         let name = String(SpawnEnvironment.name(of: entry))
-        values[name] = String(entry.utf8.dropFirst(name.utf8.count + 1)) ?? ""
-        if let index = positions[name] {
-          entries[index] = entry
+        let value = String(entry.utf8.dropFirst(name.utf8.count + 1)) ?? ""
+        if let known = names[name] {
+          entries[known.position] = entry
+          names[name] = (known.position, value)
         } else {
-          positions[name] = entries.count
+          names[name] = (entries.count, value)
           entries.append(entry)
         }
       }
       self.entries = entries
-      self.positions = positions
-      self.values = values
+      self.names = names
       strings = CStringArray(entries)
     }
   }
